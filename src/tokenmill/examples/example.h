@@ -1,0 +1,20 @@
+// Example: one training example as the shard writers take it.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace tokenmill {
+
+struct Example {
+  // ELECTRA/BERT: input_ids zero-padded to max_seq_length. GPT: one document's ids (with the
+  // end-of-document token where the builder put it).
+  std::vector<uint32_t> tokens;
+  // ELECTRA/BERT only (empty for GPT): 1 for real tokens, 0 for padding; 0 for segment A
+  // ([CLS] A [SEP]) and 1 for segment B (B [SEP]); both padded to max_seq_length.
+  std::vector<uint8_t> input_mask;
+  std::vector<uint8_t> segment_ids;
+  uint32_t num_real_tokens = 0;  // tokens that are not padding
+};
+
+}  // namespace tokenmill

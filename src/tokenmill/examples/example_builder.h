@@ -1,0 +1,67 @@
+// ExampleBuilder: documents in, training examples out.
+//
+// Kinds: "electra" (google-research/electra build_pretraining_dataset.py ExampleBuilder, exactly)
+// and "gpt" (each document's ids followed or preceded by the end-of-document token).
+// A builder is created per task with Rng(job seed, task id), so its output depends only on the
+// task's input. Thread-safety: one builder per thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "tokenmill/base/status.h"
+#include "tokenmill/examples/example.h"
+#include "tokenmill/tokenizer/tokenizer.h"
+
+namespace tokenmill {
+
+enum class ExampleKind { kElectra, kGpt };
+
+struct ExampleOptions {
+  ExampleKind kind = ExampleKind::kElectra;
+  uint32_t max_seq_length = 128;  // electra. Default: 128
+  uint64_t seed = 12345;          // Default: 12345
+  // gpt: add the end-of-document token. Default: true.
+  bool append_eod = true;
+  // gpt: put the end-of-document token before each document instead of after it (llm.c's
+  // layout). Set by the job from the output format, not by users.
+  bool eod_first = false;
+  // gpt: the end-of-document token's text. Default: the tokenizer's <|endoftext|>.
+  std::optional<std::string> eod_token;
+};
+
+struct BuilderStats {
+  uint64_t documents = 0;
+  uint64_t lines = 0;
+  uint64_t tokens = 0;            // ids produced by the tokenizer
+  uint64_t unk_tokens = 0;        // of which [UNK]
+  uint64_t examples = 0;
+  uint64_t truncated_tokens = 0;  // ids dropped by truncation (electra)
+  // Draw counters, for the statistical tests of the ELECTRA builder.
+  uint64_t one_segment_draws = 0, one_segment_hits = 0;
+  uint64_t random_target_draws = 0, random_target_hits = 0;
+  uint64_t overflow_coin_tosses = 0, overflow_coin_heads = 0;
+};
+
+using ExampleSink = std::function<Status(const Example&)>;
+
+class ExampleBuilder {
+ public:
+  virtual ~ExampleBuilder() = default;
+  // Tokenizes one document (text with '\n' between lines) and emits the examples it completes.
+  virtual Status AddDocument(std::string_view text, const ExampleSink& sink) = 0;
+  // Emits what is still buffered (the end of the input ends a document).
+  virtual Status Finish(const ExampleSink& sink) = 0;
+  virtual const BuilderStats& stats() const = 0;
+};
+
+// `tokenizer` must outlive the builder. `task_id` seeds the random stream.
+StatusOr<std::unique_ptr<ExampleBuilder>> CreateExampleBuilder(const ExampleOptions& options,
+                                                               const Tokenizer& tokenizer,
+                                                               uint64_t task_id);
+
+}  // namespace tokenmill

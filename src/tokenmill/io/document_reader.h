@@ -1,0 +1,96 @@
+// DocumentReader: turns (a byte range of) one input object into documents.
+//
+// Formats:
+//  - "text": the BERT/ELECTRA corpus format. UTF-8 lines split on '\n' only; blank lines (empty
+//    after Python-style str.strip(), see IsBlankLine) separate documents; the end of the input
+//    ends a document. A run of several blank lines is one separator.
+//  - "jsonl": one JSON object per line; the document text is the string at `text_field` (dotted
+//    paths reach into nested objects). Empty texts are skipped and counted.
+// ".gz" and ".zst" inputs are decompressed by extension. A plain input may be read as a byte
+// range [begin, end) whose ends are document boundaries (see NextDocumentBoundary).
+// Memory is bounded by the longest document, never the file.
+// Thread-safety: a reader is used by one thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "tokenmill/base/status.h"
+#include "tokenmill/base/utf8.h"
+#include "tokenmill/storage/storage.h"
+
+namespace tokenmill {
+
+enum class InputFormat { kText, kJsonl };
+
+struct ReaderOptions {
+  InputFormat format = InputFormat::kText;
+  // jsonl: the field holding the text; "a.b" reaches into nested objects. Default: "text".
+  std::string text_field = "text";
+  // What to do with invalid UTF-8. Default: drop (the BERT pipelines); BPE jobs use kReplace.
+  InvalidUtf8 invalid_utf8 = InvalidUtf8::kDrop;
+  // If true, invalid UTF-8 is an error naming the file and byte offset. Default: false.
+  bool strict_utf8 = false;
+  // jsonl: if true, malformed lines and missing / non-string fields are skipped and counted;
+  // otherwise they are an error naming the file and line. Default: false.
+  bool skip_bad_records = false;
+};
+
+// One piece of work for a reader: a whole object, or a document-aligned byte range of a plain one.
+struct InputRange {
+  std::string url;
+  uint64_t begin = 0;
+  uint64_t end = kToEnd;  // kToEnd: to the end of the object
+};
+
+struct Document {
+  std::string text;          // lines joined with '\n', no trailing newline; valid UTF-8
+  uint64_t line_number = 0;  // 1-based line of its first line in the (decompressed) input
+  uint64_t offset = 0;       // byte offset of its first line in the (decompressed) input
+};
+
+struct ReaderStats {
+  uint64_t bytes_in = 0;           // raw (compressed) bytes read from storage
+  uint64_t bytes_decoded = 0;      // decompressed bytes
+  uint64_t lines = 0;              // lines read, separators included
+  uint64_t documents = 0;          // documents returned
+  uint64_t invalid_utf8_bytes = 0; // bytes dropped or replaced
+  uint64_t skipped_records = 0;    // jsonl: bad records skipped (skip_bad_records)
+  uint64_t empty_documents = 0;    // jsonl: empty texts skipped
+};
+
+class DocumentReader {
+ public:
+  virtual ~DocumentReader() = default;
+  // Fills *doc with the next document and returns true, or returns false at the end.
+  // Errors name the file and the line or byte offset.
+  virtual StatusOr<bool> Next(Document* doc) = 0;
+  virtual const ReaderStats& stats() const = 0;
+};
+
+StatusOr<std::unique_ptr<DocumentReader>> OpenDocumentReader(Storage& storage,
+                                                             const InputRange& range,
+                                                             const ReaderOptions& options);
+
+// True if `line` is empty after stripping whitespace as Python's str.strip() does
+// (Unicode White_Space, U+3000 included).
+bool IsBlankLine(std::string_view line);
+
+// True if the input is compressed (".gz", ".zst") and so can only be read whole.
+bool IsCompressed(std::string_view url);
+
+// The first document boundary at or after `offset` in a plain text input of `size` bytes:
+// the start of the first non-blank line that follows a blank line beginning at or after
+// `offset`. Returns `size` if there is none. Reads only as much as it needs. A planner cuts plain
+// inputs at these boundaries, so each document belongs to exactly one range.
+StatusOr<uint64_t> NextDocumentBoundary(Storage& storage, std::string_view url, uint64_t offset,
+                                        uint64_t size, InputFormat format);
+
+// Expands input patterns into sorted object lists. `*` and `?` match within one path component
+// (never '/'); "**" is not supported. Matches are sorted bytewise and de-duplicated. A pattern
+// that matches nothing is an error naming it.
+StatusOr<std::vector<ObjectInfo>> ExpandGlobs(const std::vector<std::string>& patterns);
+
+}  // namespace tokenmill

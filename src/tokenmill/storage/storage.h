@@ -1,0 +1,123 @@
+// Storage: the only door to bytes. Local folders (also on NFS), s3:// and gs://.
+//
+// Every operation takes a full location: an absolute local path ("/data/x.txt"), "file:///...",
+// "s3://bucket/key" or "gs://bucket/key". StorageFor() returns the backend for a location; one
+// backend instance serves every location of its scheme. The primitives are those the job-store
+// protocol (docs/protocol.md) needs:
+//   Read (a byte range), OpenRead (a stream), Write and WriteFile (atomic publish),
+//   CreateIfAbsent, CompareAndSwap (by generation), List (by prefix), Delete.
+// A "generation" is an opaque string that changes on every write of an object: a generation
+// counter for local folders, the ETag on S3, x-goog-generation on GCS. Objects written by the
+// conditional operations must carry unique content (e.g. a holder id and a counter), because an
+// S3 ETag is a content hash.
+// Thread-safety: every backend is thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenmill/base/status.h"
+
+namespace tokenmill {
+
+inline constexpr uint64_t kToEnd = UINT64_MAX;
+
+struct ObjectInfo {
+  std::string url;         // full location, same scheme as the listing prefix
+  uint64_t size = 0;
+  std::string generation;  // empty if the backend did not report one
+};
+
+struct VersionedData {
+  std::string data;
+  std::string generation;
+};
+
+// A sequential reader over (a range of) one object. Not thread-safe.
+class ReadStream {
+ public:
+  virtual ~ReadStream() = default;
+  // Reads up to n bytes into buf. Returns 0 at the end of the object or range.
+  virtual StatusOr<size_t> Read(char* buf, size_t n) = 0;
+};
+
+// Counters of requests made, for `status` and benchmarks. Coordination requests are the
+// conditional writes, the reads of small records and the listings; bulk data is counted apart.
+struct StorageCounters {
+  uint64_t reads = 0;
+  uint64_t writes = 0;
+  uint64_t creates = 0;
+  uint64_t cas = 0;
+  uint64_t lists = 0;
+  uint64_t deletes = 0;
+  uint64_t retries = 0;
+  uint64_t bytes_read = 0;
+  uint64_t bytes_written = 0;
+};
+
+class Storage {
+ public:
+  virtual ~Storage() = default;
+
+  // Returns [offset, offset + length) of the object, shorter at its end. NotFound if missing.
+  virtual StatusOr<std::string> Read(std::string_view url, uint64_t offset = 0,
+                                     uint64_t length = kToEnd) = 0;
+
+  // Returns the whole object with its current generation (for a later CompareAndSwap).
+  virtual StatusOr<VersionedData> ReadVersioned(std::string_view url) = 0;
+
+  // Streams [offset, offset + length) of the object with bounded memory.
+  virtual StatusOr<std::unique_ptr<ReadStream>> OpenRead(std::string_view url, uint64_t offset = 0,
+                                                         uint64_t length = kToEnd) = 0;
+
+  // Size and generation of one object. NotFound if missing.
+  virtual StatusOr<ObjectInfo> Stat(std::string_view url) = 0;
+
+  // Writes the whole object; readers see the old object or the new one, never a part of either
+  // (temporary name + rename locally, a single PUT or a completed multipart upload remotely).
+  virtual Status Write(std::string_view url, std::string_view data) = 0;
+
+  // As Write, from a local file (large shards: streamed, multipart on object stores).
+  virtual Status WriteFile(std::string_view url, const std::string& local_path) = 0;
+
+  // Creates the object only if no object exists under that name. Returns the new generation;
+  // AlreadyExists if it was taken; UnknownOutcome only if the backend cannot tell (callers
+  // re-read and compare the content).
+  virtual StatusOr<std::string> CreateIfAbsent(std::string_view url, std::string_view data) = 0;
+
+  // Replaces the object only if its generation is still `expected_generation`. Returns the new
+  // generation; FailedPrecondition if the object changed or is missing.
+  virtual StatusOr<std::string> CompareAndSwap(std::string_view url, std::string_view data,
+                                               std::string_view expected_generation) = 0;
+
+  // All objects whose location starts with `prefix`, sorted bytewise by url. For local folders
+  // the prefix is a path prefix ("/x/job/done/" lists that folder recursively).
+  virtual StatusOr<std::vector<ObjectInfo>> List(std::string_view prefix) = 0;
+
+  // Deletes the object. Deleting a missing object is OK.
+  virtual Status Delete(std::string_view url) = 0;
+
+  // Snapshot of this backend's request counters.
+  virtual StorageCounters counters() const = 0;
+};
+
+// True for "s3://", "gs://" and "file://" locations; false for plain paths.
+bool IsUrl(std::string_view location);
+
+// Joins a location and a relative name with exactly one '/'.
+std::string JoinPath(std::string_view base, std::string_view name);
+
+// The parent "folder" of a location ("s3://b/x/y" -> "s3://b/x").
+std::string Dirname(std::string_view location);
+
+// The last component ("s3://b/x/y" -> "y").
+std::string Basename(std::string_view location);
+
+// Returns the backend serving `location` (created on first use from the environment: AWS_*
+// variables for s3://, GCS_HMAC_* or the metadata server for gs://). Never null on success.
+StatusOr<Storage*> StorageFor(std::string_view location);
+
+}  // namespace tokenmill

@@ -1,0 +1,106 @@
+#include "tokenmill/tokenizer/tokenizer.h"
+
+#include <nlohmann/json.hpp>
+
+#include "tokenmill/storage/storage.h"
+#include "tokenmill/tokenizer/bpe.h"
+#include "tokenmill/tokenizer/wordpiece.h"
+
+namespace tokenmill {
+namespace {
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// "encoder.json" style GPT-2 vocabularies are JSON objects of token -> id; tokenizer.json files
+// have a "model" member.
+bool IsHfTokenizerJson(std::string_view name, std::string_view data) {
+  if (name == "encoder.json") return false;
+  return data.find("\"model\"") != std::string_view::npos;
+}
+
+}  // namespace
+
+std::string_view CompatModeName(CompatMode mode) {
+  switch (mode) {
+    case CompatMode::kHuggingFace: return "huggingface";
+    case CompatMode::kGoogleBert: return "google-bert";
+    case CompatMode::kGoogleElectra: return "google-electra";
+  }
+  return "?";
+}
+
+StatusOr<CompatMode> ParseCompatMode(std::string_view name) {
+  if (name == "huggingface") return CompatMode::kHuggingFace;
+  if (name == "google-bert") return CompatMode::kGoogleBert;
+  if (name == "google-electra") return CompatMode::kGoogleElectra;
+  return Status::InvalidArgument("unknown compat mode '" + std::string(name) +
+                                 "'; use huggingface, google-bert or google-electra");
+}
+
+StatusOr<std::vector<std::pair<std::string, std::string>>> TokenizerFileLocations(
+    const TokenizerOptions& options) {
+  if (options.path.empty()) {
+    return Status::InvalidArgument("no tokenizer path; set [tokenizer] path or --tokenizer");
+  }
+  std::vector<std::pair<std::string, std::string>> out;
+  out.emplace_back("main", options.path);
+  const std::string name = Basename(options.path);
+  if (options.merges.has_value()) {
+    out.emplace_back("merges", *options.merges);
+  } else if (EndsWith(name, ".json") && name != "tokenizer.json" &&
+             !EndsWith(name, "tokenizer.json")) {
+    // GPT-2 encoder.json: the merges are the vocab.bpe beside it.
+    out.emplace_back("merges", JoinPath(Dirname(options.path), "vocab.bpe"));
+  }
+  return out;
+}
+
+StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& options,
+                                                   const std::vector<TokenizerFile>& files) {
+  const TokenizerFile* main = nullptr;
+  const TokenizerFile* merges = nullptr;
+  for (const auto& f : files) {
+    if (f.role == "main") main = &f;
+    if (f.role == "merges") merges = &f;
+  }
+  if (main == nullptr) return Status::InvalidArgument("no tokenizer file given");
+  const std::string& name = main->name;
+  if (EndsWith(name, ".tiktoken")) return LoadTiktoken(options, main->data, name);
+  if (EndsWith(name, ".json")) {
+    if (IsHfTokenizerJson(name, main->data)) {
+      nlohmann::json j = nlohmann::json::parse(main->data, nullptr, /*allow_exceptions=*/false);
+      if (j.is_discarded() || !j.is_object() || !j.contains("model") ||
+          !j["model"].is_object()) {
+        return Status::InvalidArgument(name + ": not a valid HuggingFace tokenizer.json");
+      }
+      const std::string type = j["model"].value("type", "");
+      if (type == "WordPiece") return LoadWordPieceTokenizerJson(options, main->data, name);
+      if (type == "BPE") return LoadBpeTokenizerJson(options, main->data, name);
+      return Status::InvalidArgument(name + ": model type '" + type +
+                                     "' is not supported; use WordPiece or BPE");
+    }
+    if (merges == nullptr) {
+      return Status::InvalidArgument(name + ": a GPT-2 encoder.json needs its merges (vocab.bpe)");
+    }
+    return LoadGpt2Encoder(options, main->data, merges->data, name);
+  }
+  return LoadWordPieceVocab(options, main->data, name);
+}
+
+StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizerFromStorage(const TokenizerOptions& options) {
+  TM_ASSIGN_OR_RETURN(auto locations, TokenizerFileLocations(options));
+  std::vector<TokenizerFile> files;
+  for (const auto& [role, location] : locations) {
+    TM_ASSIGN_OR_RETURN(Storage * storage, StorageFor(location));
+    auto data = storage->Read(location);
+    if (!data.ok()) {
+      return data.status().WithContext("cannot read tokenizer file " + location);
+    }
+    files.push_back({role, Basename(location), std::move(data).value()});
+  }
+  return LoadTokenizer(options, files);
+}
+
+}  // namespace tokenmill

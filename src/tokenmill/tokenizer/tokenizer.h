@@ -1,0 +1,98 @@
+// Tokenizer: text to token ids, bit-exact with the reference implementations.
+//
+// Kinds: BERT WordPiece (vocab.txt or a HuggingFace tokenizer.json with a WordPiece model) and
+// byte-level BPE (tiktoken rank files, GPT-2 encoder.json + vocab.bpe, HuggingFace tokenizer.json
+// with a ByteLevel pre-tokenizer and a BPE model). LoadTokenizer() is the only switch over kinds.
+// Thread-safety: a loaded Tokenizer is immutable; Encode() may be called from many threads.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenmill/base/status.h"
+
+namespace tokenmill {
+
+enum class TokenizerKind { kWordPiece, kBytePairEncoding };
+
+// Which reference a WordPiece tokenizer reproduces bit for bit.
+enum class CompatMode {
+  kHuggingFace,    // HF tokenizers 0.23.2 BertWordPieceTokenizer (default)
+  kGoogleBert,     // google-research/bert tokenization.py
+  kGoogleElectra,  // google-research/electra model/tokenization.py
+};
+
+// The [tokenizer] table of a job file and the flags of `tokenize`. Unset optionals take the
+// defaults of the chosen kind and compat mode.
+struct TokenizerOptions {
+  std::string path;                      // vocab.txt, tokenizer.json, encoder.json or *.tiktoken
+  std::optional<std::string> merges;     // encoder.json: the merges (default: vocab.bpe beside it)
+  std::optional<std::string> encoding;   // tiktoken: "cl100k_base", "o200k_base", "r50k_base", "gpt2"
+  std::optional<bool> lowercase;         // WordPiece. Default: true, or tokenizer.json's setting
+  std::optional<bool> strip_accents;     // WordPiece. Default: follows lowercase
+  std::optional<bool> handle_chinese_chars;  // WordPiece. Default: true
+  std::optional<bool> clean_text;            // WordPiece. Default: true
+  std::optional<int> max_input_chars_per_word;  // WordPiece. Default: 100 (HF) or 200 (Google)
+  bool split_special_tokens = true;  // true: "[SEP]" / "<|endoftext|>" in text are plain text
+  CompatMode compat = CompatMode::kHuggingFace;
+};
+
+// The ids of the special tokens a builder may insert; absent ones are nullopt.
+struct SpecialTokens {
+  std::optional<uint32_t> cls, sep, pad, mask, unk;  // BERT
+  std::optional<uint32_t> eod;                       // <|endoftext|> (GPT)
+  std::map<std::string, uint32_t> all;               // every special token by its text
+};
+
+class Tokenizer {
+ public:
+  virtual ~Tokenizer() = default;
+
+  virtual TokenizerKind kind() const = 0;
+
+  // Appends the ids of `text` to *ids, without adding special tokens. `text` should be valid
+  // UTF-8 (readers repair it); invalid bytes never crash and are dropped or replaced.
+  virtual void Encode(std::string_view text, std::vector<uint32_t>* ids) const = 0;
+
+  // One past the largest id (including special tokens).
+  virtual uint32_t vocab_size() const = 0;
+
+  // The token's text ("##ing"; for byte-level BPE the raw bytes it stands for). Empty if unknown.
+  virtual std::string_view IdToToken(uint32_t id) const = 0;
+  virtual std::optional<uint32_t> TokenToId(std::string_view token) const = 0;
+
+  // Readable text for `inspect`: WordPiece joins pieces ("##" glued), BPE concatenates bytes.
+  virtual std::string Decode(std::span<const uint32_t> ids) const = 0;
+
+  virtual const SpecialTokens& specials() const = 0;
+};
+
+// The files that make up a tokenizer, by role, with their bytes: "main" (options.path) and for
+// encoder.json also "merges". Names are kept, since the file name selects the kind.
+struct TokenizerFile {
+  std::string role;  // "main" or "merges"
+  std::string name;  // base name, e.g. "vocab.txt", "cl100k_base.tiktoken"
+  std::string data;
+};
+
+// The locations of the files `options` needs (options.path first).
+StatusOr<std::vector<std::pair<std::string, std::string>>> TokenizerFileLocations(
+    const TokenizerOptions& options);  // (role, location)
+
+// Builds a tokenizer from file contents; the only switch over tokenizer kinds.
+StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& options,
+                                                   const std::vector<TokenizerFile>& files);
+
+// Reads the files through Storage (local paths, s3://, gs://) and calls LoadTokenizer.
+StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizerFromStorage(const TokenizerOptions& options);
+
+std::string_view CompatModeName(CompatMode mode);
+StatusOr<CompatMode> ParseCompatMode(std::string_view name);  // "huggingface", "google-bert", ...
+
+}  // namespace tokenmill
