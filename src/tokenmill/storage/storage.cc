@@ -1,0 +1,83 @@
+#include "tokenmill/storage/storage.h"
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "tokenmill/storage/local_storage.h"
+
+namespace tokenmill {
+namespace {
+
+// Length of the "scheme://authority" part that Dirname never removes: "s3://bucket" and
+// "gs://bucket" (the bucket is not a folder), "file://" for file URLs, 0 for plain paths.
+size_t RootLength(std::string_view location) {
+  for (std::string_view scheme : {"s3://", "gs://"}) {
+    if (location.starts_with(scheme)) {
+      size_t slash = location.find('/', scheme.size());
+      return slash == std::string_view::npos ? location.size() : slash;
+    }
+  }
+  if (location.starts_with("file://")) return 7;
+  return 0;
+}
+
+std::string_view StripTrailingSlashes(std::string_view location) {
+  size_t root = RootLength(location);
+  while (location.size() > root + 1 && location.back() == '/') location.remove_suffix(1);
+  return location;
+}
+
+}  // namespace
+
+bool IsUrl(std::string_view location) {
+  return location.starts_with("s3://") || location.starts_with("gs://") ||
+         location.starts_with("file://");
+}
+
+std::string JoinPath(std::string_view base, std::string_view name) {
+  if (base.empty()) return std::string(name);
+  while (!name.empty() && name.front() == '/') name.remove_prefix(1);
+  std::string out(base);
+  if (out.back() != '/') out += '/';
+  out += name;
+  return out;
+}
+
+std::string Dirname(std::string_view location) {
+  std::string_view s = StripTrailingSlashes(location);
+  size_t root = RootLength(s);
+  size_t slash = s.rfind('/');
+  if (slash == std::string_view::npos || slash < root) {
+    // "x" -> "."; "s3://bucket" -> "s3://bucket".
+    return root > 0 ? std::string(s.substr(0, root)) : std::string(".");
+  }
+  if (slash == root) {
+    // "/x" -> "/"; "file:///x" -> "file:///"; "s3://b/x" -> "s3://b".
+    return std::string(s.substr(0, root == 0 || s.starts_with("file://") ? slash + 1 : slash));
+  }
+  return std::string(s.substr(0, slash));
+}
+
+std::string Basename(std::string_view location) {
+  std::string_view s = StripTrailingSlashes(location);
+  size_t root = RootLength(s);
+  size_t slash = s.rfind('/');
+  if (slash == std::string_view::npos || slash < root) return std::string(s.substr(root));
+  return std::string(s.substr(slash + 1));
+}
+
+StatusOr<Storage*> StorageFor(std::string_view location) {
+  if (location.starts_with("s3://") || location.starts_with("gs://")) {
+    return Status::Unimplemented("no backend is built for " + std::string(location));
+  }
+  if (location.find("://") != std::string_view::npos && !location.starts_with("file://")) {
+    return Status::InvalidArgument("unsupported location " + std::string(location) +
+                                   ": use a local path, file://, s3:// or gs://");
+  }
+  if (location.empty()) return Status::InvalidArgument("empty location");
+  static LocalStorage* local = new LocalStorage();
+  return static_cast<Storage*>(local);
+}
+
+}  // namespace tokenmill
