@@ -26,7 +26,7 @@ namespace tokenmill {
 inline constexpr uint64_t kToEnd = UINT64_MAX;
 
 struct ObjectInfo {
-  std::string url;         // full location, same scheme as the listing prefix
+  std::string url;  // full location, same scheme as the listing prefix
   uint64_t size = 0;
   std::string generation;  // empty if the backend did not report one
 };
