@@ -196,22 +196,33 @@ struct Newest {
 
 // The newest generation in `vdir`; n == 0 if the folder is missing or empty.
 StatusOr<Newest> FindNewest(const std::string& vdir) {
-  DIR* d = ::opendir(vdir.c_str());
-  if (d == nullptr) {
-    if (errno == ENOENT || errno == ENOTDIR) return Newest{};
-    return ErrnoStatus("cannot list", vdir, errno);
+  for (int attempt = 0; attempt < kOpenRetries; ++attempt) {
+    DIR* d = ::opendir(vdir.c_str());
+    if (d == nullptr) {
+      if (errno == ENOENT || errno == ENOTDIR) return Newest{};
+      return ErrnoStatus("cannot list", vdir, errno);
+    }
+    Newest newest;
+    while (struct dirent* e = ::readdir(d)) {
+      if (auto n = ParseGenerationName(e->d_name); n && *n > newest.n) newest.n = *n;
+    }
+    ::closedir(d);
+    if (newest.n == 0) return newest;
+    std::string g = vdir + "/" + GenerationName(newest.n);
+    struct stat st;
+    if (::lstat(g.c_str(), &st) != 0) return ErrnoStatus("cannot stat", g, errno);
+    if (!S_ISLNK(st.st_mode)) return newest;
+    char target[64];
+    ssize_t len = ::readlink(g.c_str(), target, sizeof(target));
+    if (len < 0) return ErrnoStatus("cannot read link", g, errno);
+    if (std::string_view(target, static_cast<size_t>(len)) == kTombstoneTarget) {
+      newest.tombstone = true;
+      return newest;
+    }
+    // Superseded since the listing: newer generations exist; list again.
   }
-  Newest newest;
-  while (struct dirent* e = ::readdir(d)) {
-    if (auto n = ParseGenerationName(e->d_name); n && *n > newest.n) newest.n = *n;
-  }
-  ::closedir(d);
-  if (newest.n == 0) return newest;
-  std::string g = vdir + "/" + GenerationName(newest.n);
-  struct stat st;
-  if (::lstat(g.c_str(), &st) != 0) return ErrnoStatus("cannot stat", g, errno);
-  newest.tombstone = S_ISLNK(st.st_mode);
-  return newest;
+  return Status::Unavailable("cannot find the newest generation in " + vdir +
+                             ": it changed too often");
 }
 
 bool VersionDirExists(const std::string& path) {
