@@ -1,0 +1,38 @@
+// tokenmill finalize STORE [--merge]
+#include <cstdio>
+
+#include "tokenmill/cli/command.h"
+#include "tokenmill/job/finalize.h"
+
+namespace tokenmill::cli {
+namespace {
+
+struct FinalizeArgs {
+  std::string store;
+  bool merge = false;
+};
+
+int RunFinalize(const FinalizeArgs& args) {
+  auto result = FinalizeJob(args.store, {args.merge});
+  if (!result.ok()) return ReportError(result.status());
+  std::printf("wrote %s: %llu shards, %.1f MB, %llu documents, %llu tokens, %llu examples\n",
+              result->manifest_location.c_str(), (unsigned long long)result->shards,
+              result->bytes_out / 1e6, (unsigned long long)result->totals.documents,
+              (unsigned long long)result->totals.tokens,
+              (unsigned long long)result->totals.examples);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddFinalizeCommand(CLI::App& app, CommandAction* action) {
+  auto args = std::make_shared<FinalizeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "finalize", "Check that every task is done and write <output>/manifest.json");
+  cmd->add_option("store", args->store, "the job store")->required();
+  cmd->add_flag("--merge", args->merge,
+                "Megatron output: also merge all shards into one prefix <output>/merged");
+  cmd->callback([args, action] { *action = [args] { return RunFinalize(*args); }; });
+}
+
+}  // namespace tokenmill::cli

@@ -1,0 +1,54 @@
+// tokenmill status STORE [--json] [--watch [SECONDS]]
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "tokenmill/cli/command.h"
+#include "tokenmill/job/job_status.h"
+#include "tokenmill/storage/storage.h"
+
+namespace tokenmill::cli {
+namespace {
+
+struct StatusArgs {
+  std::string store;
+  bool json = false;
+  double watch = 0;
+};
+
+int RunStatus(const StatusArgs& args) {
+  auto store = StorageFor(args.store);
+  if (!store.ok()) return ReportError(store.status());
+  StatusReader reader(*store, args.store);
+  for (;;) {
+    auto st = reader.Read();
+    if (!st.ok()) return ReportError(st.status());
+    if (args.json) {
+      std::printf("%s\n", FormatStatusJson(*st).c_str());
+    } else {
+      std::printf("%s", FormatStatusText(*st).c_str());
+    }
+    std::fflush(stdout);
+    if (args.watch <= 0 || st->finished) return kExitOk;
+    std::this_thread::sleep_for(std::chrono::milliseconds(static_cast<int>(args.watch * 1000)));
+    if (!args.json) std::printf("\n");
+  }
+}
+
+}  // namespace
+
+void AddStatusCommand(CLI::App& app, CommandAction* action) {
+  auto args = std::make_shared<StatusArgs>();
+  CLI::App* cmd = app.add_subcommand("status", "Show a job's progress from its store");
+  cmd->add_option("store", args->store, "the job store")->required();
+  cmd->add_flag("--json", args->json, "print one JSON object");
+  cmd->add_option("--watch", args->watch, "print again every SECONDS until the job is finished")
+      ->expected(0, 1)
+      ->default_str("5");
+  cmd->callback([args, action, cmd] {
+    if (cmd->count("--watch") > 0 && args->watch <= 0) args->watch = 5;
+    *action = [args] { return RunStatus(*args); };
+  });
+}
+
+}  // namespace tokenmill::cli

@@ -1,0 +1,168 @@
+// tokenmill tokenize --tokenizer PATH [options] [--ids|--tokens] [FILE]
+//
+// One output line per input line (split on '\n' only): a compact JSON array of ids, or of token
+// strings with --tokens. No special tokens are added.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "tokenmill/base/utf8.h"
+#include "tokenmill/cli/command.h"
+#include "tokenmill/storage/storage.h"
+#include "tokenmill/tokenizer/tokenizer.h"
+
+namespace tokenmill::cli {
+namespace {
+
+struct TokenizeArgs {
+  std::string tokenizer;
+  std::string merges;
+  std::string encoding;
+  std::string lowercase;
+  std::string strip_accents;
+  std::string handle_chinese_chars;
+  std::string clean_text;
+  int max_input_chars_per_word = 0;
+  std::string split_special_tokens = "true";
+  std::string compat = "huggingface";
+  bool ids = false;
+  bool tokens = false;
+  std::string file;
+};
+
+StatusOr<TokenizerOptions> BuildOptions(const TokenizeArgs& a) {
+  TokenizerOptions o;
+  o.path = a.tokenizer;
+  if (!a.merges.empty()) o.merges = a.merges;
+  if (!a.encoding.empty()) o.encoding = a.encoding;
+  auto opt_bool = [](const std::string& v, std::optional<bool>* out) -> Status {
+    if (v.empty()) return Status::Ok();
+    TM_ASSIGN_OR_RETURN(bool b, ParseBool(v));
+    *out = b;
+    return Status::Ok();
+  };
+  TM_RETURN_IF_ERROR(opt_bool(a.lowercase, &o.lowercase));
+  TM_RETURN_IF_ERROR(opt_bool(a.strip_accents, &o.strip_accents));
+  TM_RETURN_IF_ERROR(opt_bool(a.handle_chinese_chars, &o.handle_chinese_chars));
+  TM_RETURN_IF_ERROR(opt_bool(a.clean_text, &o.clean_text));
+  if (a.max_input_chars_per_word > 0) o.max_input_chars_per_word = a.max_input_chars_per_word;
+  TM_ASSIGN_OR_RETURN(o.split_special_tokens, ParseBool(a.split_special_tokens));
+  TM_ASSIGN_OR_RETURN(o.compat, ParseCompatMode(a.compat));
+  return o;
+}
+
+class LineWriter {
+ public:
+  ~LineWriter() { Flush(); }
+  std::string& buf() { return buf_; }
+  void MaybeFlush() {
+    if (buf_.size() >= (1 << 20)) Flush();
+  }
+  void Flush() {
+    if (!buf_.empty()) std::fwrite(buf_.data(), 1, buf_.size(), stdout);
+    buf_.clear();
+  }
+
+ private:
+  std::string buf_;
+};
+
+void AppendIds(const std::vector<uint32_t>& ids, std::string* out) {
+  out->push_back('[');
+  char num[16];
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i) out->push_back(',');
+    const int n = std::snprintf(num, sizeof(num), "%u", ids[i]);
+    out->append(num, n);
+  }
+  out->append("]\n");
+}
+
+int RunTokenize(const TokenizeArgs& args) {
+  auto options = BuildOptions(args);
+  if (!options.ok()) return ReportError(options.status());
+  auto tokenizer = LoadTokenizerFromStorage(*options);
+  if (!tokenizer.ok()) return ReportError(tokenizer.status());
+  const Tokenizer& tok = **tokenizer;
+  const InvalidUtf8 policy =
+      tok.kind() == TokenizerKind::kBytePairEncoding ? InvalidUtf8::kReplace : InvalidUtf8::kDrop;
+
+  std::unique_ptr<ReadStream> stream;
+  FILE* in = nullptr;
+  if (args.file.empty() || args.file == "-") {
+    in = stdin;
+  } else {
+    auto storage = StorageFor(args.file);
+    if (!storage.ok()) return ReportError(storage.status());
+    auto opened = (*storage)->OpenRead(args.file);
+    if (!opened.ok()) return ReportError(opened.status());
+    stream = std::move(opened).value();
+  }
+  LineWriter out;
+  std::vector<uint32_t> ids;
+  std::string pending;
+  std::string clean;
+  std::string chunk(1 << 20, '\0');
+  auto emit = [&](std::string_view line) {
+    clean.clear();
+    AppendValidUtf8(line, policy, &clean);
+    ids.clear();
+    tok.Encode(clean, &ids);
+    if (args.tokens) {
+      nlohmann::json arr = nlohmann::json::array();
+      for (uint32_t id : ids) arr.push_back(std::string(tok.IdToToken(id)));
+      out.buf() += arr.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+      out.buf() += '\n';
+    } else {
+      AppendIds(ids, &out.buf());
+    }
+    out.MaybeFlush();
+  };
+  for (;;) {
+    size_t n = 0;
+    if (in != nullptr) {
+      n = std::fread(chunk.data(), 1, chunk.size(), in);
+    } else {
+      auto r = stream->Read(chunk.data(), chunk.size());
+      if (!r.ok()) return ReportError(r.status().WithContext(args.file));
+      n = *r;
+    }
+    if (n == 0) break;
+    pending.append(chunk.data(), n);
+    size_t start = 0;
+    for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+      emit(std::string_view(pending).substr(start, nl - start));
+    }
+    pending.erase(0, start);
+  }
+  if (!pending.empty()) emit(pending);
+  return kExitOk;
+}
+
+}  // namespace
+
+void AddTokenizeCommand(CLI::App& app, CommandAction* action) {
+  auto a = std::make_shared<TokenizeArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "tokenize", "Tokenize text: one JSON array of ids (or tokens) per input line");
+  cmd->add_option("--tokenizer", a->tokenizer,
+                  "vocab.txt, tokenizer.json, encoder.json or a .tiktoken file")
+      ->required();
+  cmd->add_option("--merges", a->merges, "GPT-2 merges (default: vocab.bpe beside encoder.json)");
+  cmd->add_option("--encoding", a->encoding, "tiktoken encoding (cl100k_base, o200k_base, ...)");
+  cmd->add_option("--lowercase", a->lowercase, "WordPiece: lowercase (true|false)");
+  cmd->add_option("--strip-accents", a->strip_accents, "WordPiece: strip accents (true|false)");
+  cmd->add_option("--handle-chinese-chars", a->handle_chinese_chars,
+                  "WordPiece: spaces around CJK ideographs (true|false)");
+  cmd->add_option("--clean-text", a->clean_text, "WordPiece: clean text (true|false)");
+  cmd->add_option("--max-input-chars-per-word", a->max_input_chars_per_word,
+                  "WordPiece: longer words become [UNK]");
+  cmd->add_option("--split-special-tokens", a->split_special_tokens,
+                  "true (default): special tokens in text are plain text");
+  cmd->add_option("--compat", a->compat, "huggingface (default), google-bert or google-electra");
+  auto* ids = cmd->add_flag("--ids", a->ids, "print ids (default)");
+  cmd->add_flag("--tokens", a->tokens, "print token strings")->excludes(ids);
+  cmd->add_option("file", a->file, "input file (default: standard input)");
+  cmd->callback([a, action] { *action = [a] { return RunTokenize(*a); }; });
+}
+
+}  // namespace tokenmill::cli

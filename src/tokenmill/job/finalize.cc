@@ -1,0 +1,145 @@
+#include "tokenmill/job/finalize.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "tokenmill/base/sha256.h"
+#include "tokenmill/job/job_spec.h"
+#include "tokenmill/job/planner.h"
+#include "tokenmill/storage/storage.h"
+
+namespace tokenmill {
+namespace {
+
+Status VerifyShard(Storage& output, const std::string& url, const ShardEntry& shard) {
+  auto info = output.Stat(url);
+  if (!info.ok()) {
+    return Status::DataLoss("shard " + url + " listed by task records is missing: " +
+                            info.status().message());
+  }
+  if (info->size != shard.bytes) {
+    return Status::DataLoss("shard " + url + " has " + std::to_string(info->size) +
+                            " bytes but its done record says " + std::to_string(shard.bytes));
+  }
+  TM_ASSIGN_OR_RETURN(auto stream, output.OpenRead(url));
+  Sha256 hash;
+  std::string buf(1 << 20, '\0');
+  for (;;) {
+    TM_ASSIGN_OR_RETURN(size_t n, stream->Read(buf.data(), buf.size()));
+    if (n == 0) break;
+    hash.Update(std::string_view(buf.data(), n));
+  }
+  if (hash.HexDigest() != shard.sha256) {
+    return Status::DataLoss("shard " + url + " does not match the sha256 in its done record");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
+                                     const FinalizeOptions& options) {
+  TM_ASSIGN_OR_RETURN(Storage * store, StorageFor(store_location));
+  const StorePaths paths(store_location);
+  TM_ASSIGN_OR_RETURN(JobRecord job, ReadJobRecord(*store, paths));
+  TM_ASSIGN_OR_RETURN(JobSpec spec, JobSpec::FromJson(job.spec_json));
+  TM_ASSIGN_OR_RETURN(Storage * output, StorageFor(spec.output.path));
+
+  TM_ASSIGN_OR_RETURN(auto done_list, store->List(paths.DonePrefix()));
+  std::map<uint64_t, std::string> done_urls;
+  for (const auto& o : done_list) {
+    const int64_t t = StorePaths::TaskFromLocation(o.url);
+    if (t >= 0 && static_cast<uint64_t>(t) < job.task_count) done_urls[t] = o.url;
+  }
+  if (done_urls.size() != job.task_count) {
+    std::string missing;
+    uint64_t count = 0;
+    for (uint64_t t = 0; t < job.task_count; ++t) {
+      if (done_urls.count(t)) continue;
+      if (count++ < 20) missing += (missing.empty() ? "" : ", ") + std::to_string(t);
+    }
+    if (count > 20) missing += ", ...";
+    TM_ASSIGN_OR_RETURN(auto failed, store->List(paths.FailedPrefix()));
+    return Status::FailedPrecondition(
+        "the job is incomplete: " + std::to_string(count) + " of " +
+        std::to_string(job.task_count) + " tasks have no done record (" + missing + ")" +
+        (failed.empty() ? std::string()
+                        : "; " + std::to_string(failed.size()) +
+                              " failed for good (see `tokenmill status " + store_location +
+                              "`)") +
+        "; run more workers (`tokenmill work " + store_location + "`) and finalize again");
+  }
+
+  nlohmann::json shards = nlohmann::json::array();
+  FinalizeResult result;
+  std::vector<std::string> megatron_prefixes;
+  for (const auto& [t, url] : done_urls) {
+    TM_ASSIGN_OR_RETURN(std::string data, store->Read(url));
+    TM_ASSIGN_OR_RETURN(DoneRecord rec, DoneRecordFromJson(data));
+    if (rec.task != t) return Status::DataLoss(url + " records task " + std::to_string(rec.task));
+    for (const auto& shard : rec.shards) {
+      const std::string shard_url = JoinPath(spec.output.path, shard.name);
+      TM_RETURN_IF_ERROR(VerifyShard(*output, shard_url, shard));
+      shards.push_back({{"name", shard.name},
+                        {"task", t},
+                        {"bytes", shard.bytes},
+                        {"sha256", shard.sha256},
+                        {"examples", shard.examples},
+                        {"tokens", shard.tokens}});
+      result.bytes_out += shard.bytes;
+      ++result.shards;
+      if (spec.output.format == OutputFormat::kMegatron && shard.name.size() > 4 &&
+          shard.name.substr(shard.name.size() - 4) == ".bin") {
+        megatron_prefixes.push_back(
+            JoinPath(spec.output.path, shard.name.substr(0, shard.name.size() - 4)));
+      }
+    }
+    result.totals += rec.stats;
+  }
+
+  // The manifest holds only what the content determines: no times, hosts, retries, locations.
+  nlohmann::json job_spec = nlohmann::json::parse(job.spec_json);
+  if (job_spec.contains("output")) job_spec["output"].erase("path");
+  if (job_spec.contains("job")) job_spec["job"].erase("store");
+  nlohmann::json tokenizer_files = nlohmann::json::array();
+  for (const auto& f : job.tokenizer_files) {
+    tokenizer_files.push_back(
+        {{"role", f.role}, {"name", f.name}, {"bytes", f.bytes}, {"sha256", f.sha256}});
+  }
+  const TaskStats& s = result.totals;
+  nlohmann::json manifest = {
+      {"tokenmill_version", job.tokenmill_version},
+      {"format_version", job.format_version},
+      {"job", job_spec},
+      {"tokenizer", {{"digest", job.tokenizer_digest}, {"files", tokenizer_files}}},
+      {"tasks", job.task_count},
+      {"shards", shards},
+      {"totals",
+       {{"documents", s.documents},
+        {"lines", s.lines},
+        {"tokens", s.tokens},
+        {"unk_tokens", s.unk_tokens},
+        {"examples", s.examples},
+        {"truncated_tokens", s.truncated_tokens},
+        {"dropped_bytes", s.dropped_bytes},
+        {"skipped_records", s.skipped_records},
+        {"empty_documents", s.empty_documents},
+        {"bytes_in", s.bytes_in},
+        {"shards", result.shards},
+        {"bytes_out", result.bytes_out}}}};
+  result.manifest_location = JoinPath(spec.output.path, "manifest.json");
+  TM_RETURN_IF_ERROR(output->Write(result.manifest_location, manifest.dump(2) + "\n"));
+
+  if (spec.output.format == OutputFormat::kMegatron) {
+    std::string lines;
+    for (const auto& p : megatron_prefixes) lines += p + "\n";
+    TM_RETURN_IF_ERROR(output->Write(JoinPath(spec.output.path, "megatron-prefixes.txt"), lines));
+    if (options.merge) {
+      return Status::Unimplemented("--merge is wired in the CLI");
+    }
+  }
+  return result;
+}
+
+}  // namespace tokenmill

@@ -1,0 +1,29 @@
+// Finalize: checks a finished job and writes <output>/manifest.json (docs/protocol.md).
+// Thread-safety: a function.
+#pragma once
+
+#include <string>
+
+#include "tokenmill/base/status.h"
+#include "tokenmill/job/protocol.h"
+
+namespace tokenmill {
+
+struct FinalizeOptions {
+  // Megatron output: also merge every shard into one prefix <output>/merged. Default: false.
+  bool merge = false;
+};
+
+struct FinalizeResult {
+  std::string manifest_location;
+  uint64_t shards = 0;
+  uint64_t bytes_out = 0;
+  TaskStats totals;
+};
+
+// FailedPrecondition (listing what is missing) if the job is incomplete; DataLoss if a shard is
+// missing or differs in size or sha256 from its done record.
+StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
+                                     const FinalizeOptions& options);
+
+}  // namespace tokenmill

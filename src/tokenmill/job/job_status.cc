@@ -1,0 +1,237 @@
+#include "tokenmill/job/job_status.h"
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "tokenmill/base/units.h"
+#include "tokenmill/job/planner.h"
+
+namespace tokenmill {
+namespace {
+
+std::string FormatDuration(double seconds) {
+  if (seconds < 0) return "?";
+  const long s = static_cast<long>(seconds + 0.5);
+  char buf[32];
+  if (s >= 3600) {
+    std::snprintf(buf, sizeof(buf), "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%ld:%02ld", s / 60, s % 60);
+  }
+  return buf;
+}
+
+std::string FormatCount(double v) {
+  char buf[32];
+  if (v >= 1e9) std::snprintf(buf, sizeof(buf), "%.2f G", v / 1e9);
+  else if (v >= 1e6) std::snprintf(buf, sizeof(buf), "%.2f M", v / 1e6);
+  else if (v >= 1e3) std::snprintf(buf, sizeof(buf), "%.1f k", v / 1e3);
+  else std::snprintf(buf, sizeof(buf), "%.0f ", v);
+  return buf;
+}
+
+}  // namespace
+
+StatusReader::StatusReader(Storage* store, std::string store_location)
+    : store_(store), paths_(std::move(store_location)) {}
+
+StatusOr<JobStatus> StatusReader::Read() {
+  if (!have_job_) {
+    TM_ASSIGN_OR_RETURN(job_, ReadJobRecord(*store_, paths_));
+    have_job_ = true;
+  }
+  JobStatus st;
+  st.store = paths_.root();
+  st.total = job_.task_count;
+  st.input_bytes = job_.input_bytes;
+
+  TM_ASSIGN_OR_RETURN(auto done_list, store_->List(paths_.DonePrefix()));
+  TM_ASSIGN_OR_RETURN(auto failed_list, store_->List(paths_.FailedPrefix()));
+  TM_ASSIGN_OR_RETURN(auto lease_list, store_->List(paths_.LeasesPrefix()));
+  std::set<uint64_t> done, failed;
+  int64_t last_finish = 0;
+  for (const auto& o : done_list) {
+    const int64_t t = StorePaths::TaskFromLocation(o.url);
+    if (t < 0 || static_cast<uint64_t>(t) >= st.total) continue;
+    done.insert(t);
+    if (!done_.count(t)) {
+      TM_ASSIGN_OR_RETURN(std::string data, store_->Read(o.url));
+      TM_ASSIGN_OR_RETURN(DoneRecord rec, DoneRecordFromJson(data));
+      done_[t] = std::move(rec);
+    }
+    st.stats += done_[t].stats;
+    last_finish = std::max(last_finish, done_[t].finished_at_ms);
+  }
+  for (const auto& o : failed_list) {
+    const int64_t t = StorePaths::TaskFromLocation(o.url);
+    if (t < 0 || static_cast<uint64_t>(t) >= st.total || done.count(t)) continue;
+    failed.insert(t);
+    FailedTask f;
+    f.task = t;
+    auto data = store_->Read(o.url);
+    if (data.ok()) {
+      try {
+        f.reason = nlohmann::json::parse(*data).value("reason", "");
+      } catch (...) {
+        f.reason = "unreadable failed record";
+      }
+    }
+    st.failures.push_back(std::move(f));
+  }
+  if (!st.failures.empty()) {
+    TM_ASSIGN_OR_RETURN(auto errors, store_->List(paths_.ErrorsPrefix()));
+    for (auto& f : st.failures) {
+      for (const auto& e : errors) {
+        if (StorePaths::TaskFromLocation(e.url) != static_cast<int64_t>(f.task)) continue;
+        auto data = store_->Read(e.url);
+        if (!data.ok()) continue;
+        auto rec = ErrorRecordFromJson(*data);
+        if (rec.ok()) f.last_error = rec->message;  // listing is sorted: the last attempt wins
+      }
+    }
+  }
+  const int64_t now = NowMs();
+  for (const auto& o : lease_list) {
+    const int64_t t = StorePaths::TaskFromLocation(o.url);
+    if (t < 0 || static_cast<uint64_t>(t) >= st.total || done.count(t) || failed.count(t)) {
+      continue;
+    }
+    auto data = store_->Read(o.url);
+    if (!data.ok()) continue;
+    auto rec = LeaseRecordFromJson(*data);
+    if (rec.ok() && rec->state == LeaseState::kLeased && rec->expires_at_ms > now) ++st.leased;
+  }
+  st.done = done.size();
+  st.failed = failed.size();
+  st.pending = st.total - st.done - st.failed - st.leased;
+  st.complete = st.done == st.total;
+  st.finished = st.done + st.failed == st.total;
+
+  TM_ASSIGN_OR_RETURN(auto workers, store_->List(paths_.WorkersPrefix()));
+  for (const auto& o : workers) {
+    auto data = store_->Read(o.url);
+    if (!data.ok()) continue;
+    auto hb = WorkerHeartbeatFromJson(*data);
+    if (!hb.ok()) continue;
+    if (!hb->exited && now - hb->last_seen_ms < 30000) ++st.live_workers;
+    st.retries += hb->retries;
+    st.workers.push_back(std::move(hb).value());
+  }
+  auto launches = store_->List(paths_.LaunchesPrefix());
+  if (launches.ok()) {
+    for (const auto& o : *launches) {
+      auto data = store_->Read(o.url);
+      if (!data.ok()) continue;
+      try {
+        auto j = nlohmann::json::parse(*data);
+        std::string line;
+        for (const auto& [k, v] : j.items()) {
+          if (!line.empty()) line += ", ";
+          line += k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
+        }
+        st.launches.push_back(line);
+      } catch (...) {
+        st.launches.push_back(Basename(o.url) + ": unreadable");
+      }
+    }
+  }
+  const double elapsed = (std::max(last_finish, now) - job_.created_at_ms) / 1000.0;
+  if (elapsed > 0 && st.stats.bytes_in > 0) {
+    st.throughput_bps = st.stats.bytes_in / elapsed;
+    const double remaining = static_cast<double>(st.input_bytes) - st.stats.bytes_in;
+    st.eta_seconds = st.complete ? 0 : std::max(0.0, remaining) / st.throughput_bps;
+  }
+  return st;
+}
+
+std::string FormatStatusText(const JobStatus& s) {
+  std::string out;
+  char buf[512];
+  std::snprintf(buf, sizeof(buf),
+                "job %s\n"
+                "tasks: %llu total, %llu pending, %llu leased, %llu done, %llu failed%s\n",
+                s.store.c_str(), (unsigned long long)s.total, (unsigned long long)s.pending,
+                (unsigned long long)s.leased, (unsigned long long)s.done,
+                (unsigned long long)s.failed,
+                s.complete ? " (complete)" : (s.finished ? " (finished with failures)" : ""));
+  out += buf;
+  std::snprintf(buf, sizeof(buf),
+                "data: %s of %s in, %llu documents, %llu tokens, %llu examples, %llu [UNK], "
+                "%llu dropped bytes\n",
+                FormatBytes(s.stats.bytes_in).c_str(), FormatBytes(s.input_bytes).c_str(),
+                (unsigned long long)s.stats.documents, (unsigned long long)s.stats.tokens,
+                (unsigned long long)s.stats.examples, (unsigned long long)s.stats.unk_tokens,
+                (unsigned long long)s.stats.dropped_bytes);
+  out += buf;
+  std::snprintf(buf, sizeof(buf), "speed: %s/s, ETA %s\n",
+                FormatBytes(s.throughput_bps).c_str(), FormatDuration(s.eta_seconds).c_str());
+  out += buf;
+  std::snprintf(buf, sizeof(buf), "workers: %u live, %zu seen, %llu storage retries\n",
+                s.live_workers, s.workers.size(), (unsigned long long)s.retries);
+  out += buf;
+  for (const auto& l : s.launches) out += "launch: " + l + "\n";
+  for (const auto& f : s.failures) {
+    out += "failed task " + std::to_string(f.task) + ": " + f.reason;
+    if (!f.last_error.empty() && f.reason.find(f.last_error) == std::string::npos) {
+      out += " (last error: " + f.last_error + ")";
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string FormatStatusJson(const JobStatus& s) {
+  nlohmann::json j;
+  j["store"] = s.store;
+  j["tasks"] = {{"total", s.total}, {"pending", s.pending}, {"leased", s.leased},
+                {"done", s.done},   {"failed", s.failed}};
+  j["documents"] = s.stats.documents;
+  j["lines"] = s.stats.lines;
+  j["tokens"] = s.stats.tokens;
+  j["unk_tokens"] = s.stats.unk_tokens;
+  j["examples"] = s.stats.examples;
+  j["bytes_in"] = s.stats.bytes_in;
+  j["input_bytes"] = s.input_bytes;
+  j["dropped_bytes"] = s.stats.dropped_bytes;
+  j["throughput_bytes_per_second"] = s.throughput_bps;
+  j["eta_seconds"] = s.eta_seconds;
+  j["live_workers"] = s.live_workers;
+  j["retries"] = s.retries;
+  j["complete"] = s.complete;
+  j["finished"] = s.finished;
+  nlohmann::json failures = nlohmann::json::array();
+  for (const auto& f : s.failures) {
+    failures.push_back({{"task", f.task}, {"reason", f.reason}, {"last_error", f.last_error}});
+  }
+  j["failures"] = failures;
+  nlohmann::json workers = nlohmann::json::array();
+  for (const auto& w : s.workers) {
+    workers.push_back({{"id", w.id},
+                       {"host", w.host},
+                       {"tasks_done", w.tasks_done},
+                       {"exited", w.exited},
+                       {"claims", w.claims},
+                       {"claim_conflicts", w.claim_conflicts},
+                       {"renewals", w.renewals},
+                       {"records", w.records},
+                       {"listings", w.listings},
+                       {"lease_reads", w.lease_reads},
+                       {"retries", w.retries}});
+  }
+  j["workers"] = workers;
+  j["launches"] = s.launches;
+  return j.dump();
+}
+
+std::string FormatProgressLine(const JobStatus& s, double tokens_per_second) {
+  char buf[256];
+  std::snprintf(buf, sizeof(buf), "tasks %llu/%llu%s | %s / %s | %stok/s | ETA %s",
+                (unsigned long long)s.done, (unsigned long long)s.total,
+                s.failed ? (" (" + std::to_string(s.failed) + " failed)").c_str() : "",
+                FormatBytes(s.stats.bytes_in).c_str(), FormatBytes(s.input_bytes).c_str(),
+                FormatCount(tokens_per_second).c_str(), FormatDuration(s.eta_seconds).c_str());
+  return buf;
+}
+
+}  // namespace tokenmill

@@ -1,0 +1,60 @@
+// JobStatus: what `tokenmill status` and `run`'s progress bar show, read from a job store.
+// Thread-safety: StatusReader is used by one thread; it caches done records between calls so
+// that `status --watch` and the progress bar read each done record once.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tokenmill/base/status.h"
+#include "tokenmill/job/protocol.h"
+#include "tokenmill/storage/storage.h"
+
+namespace tokenmill {
+
+struct FailedTask {
+  uint64_t task = 0;
+  std::string reason;
+  std::string last_error;  // message of the last error record, naming file and offset
+};
+
+struct JobStatus {
+  std::string store;
+  uint64_t total = 0, pending = 0, leased = 0, done = 0, failed = 0;
+  TaskStats stats;              // sum over done tasks
+  uint64_t input_bytes = 0;     // all tasks
+  double throughput_bps = 0;    // input bytes per second since the job was planned
+  double eta_seconds = -1;      // -1: unknown
+  uint32_t live_workers = 0;
+  std::vector<WorkerHeartbeat> workers;
+  uint64_t retries = 0;         // storage retries reported by workers
+  std::vector<FailedTask> failures;
+  std::vector<std::string> launches;  // one line per launch record
+  bool complete = false;        // every task done
+  bool finished = false;        // every task done or failed
+};
+
+class StatusReader {
+ public:
+  StatusReader(Storage* store, std::string store_location);
+  StatusOr<JobStatus> Read();
+
+ private:
+  Storage* store_;
+  StorePaths paths_;
+  bool have_job_ = false;
+  JobRecord job_;
+  std::map<uint64_t, DoneRecord> done_;
+};
+
+// Human-readable report (several lines).
+std::string FormatStatusText(const JobStatus& status);
+// One JSON object: {"tasks": {"total","pending","leased","done","failed"}, "documents",
+// "tokens", "examples", "bytes_in", "complete", ...}.
+std::string FormatStatusJson(const JobStatus& status);
+// One line for progress displays: "tasks 12/40 | 35.2 MB | 1.2 M tok/s | ETA 0:42".
+std::string FormatProgressLine(const JobStatus& status, double tokens_per_second);
+
+}  // namespace tokenmill

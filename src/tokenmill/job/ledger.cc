@@ -1,0 +1,470 @@
+#include "tokenmill/job/ledger.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "tokenmill/base/log.h"
+
+namespace tokenmill {
+
+Ledger::Ledger(Storage* store, StorePaths paths, uint64_t task_count, std::string holder,
+               LedgerOptions options)
+    : store_(store),
+      paths_(std::move(paths)),
+      task_count_(task_count),
+      holder_(std::move(holder)),
+      options_(options),
+      rng_(std::hash<std::string>()(holder_)) {
+  free_.reserve(task_count_);
+  for (uint64_t t = 0; t < task_count_; ++t) free_.push_back(t);
+}
+
+LedgerCounters Ledger::counters() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return counters_;
+}
+
+std::vector<uint64_t> Ledger::Held() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<uint64_t> out;
+  for (const auto& [t, h] : held_) out.push_back(t);
+  return out;
+}
+
+bool Ledger::Lost(uint64_t task) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = held_.find(task);
+  return it == held_.end() || it->second.lost;
+}
+
+StatusOr<std::string> Ledger::ResolveUnknown(const std::string& url, const std::string& body) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++counters_.lease_reads;
+  }
+  auto current = store_->ReadVersioned(url);
+  if (!current.ok()) {
+    if (current.status().Is(StatusCode::kNotFound)) return std::string();
+    return current.status();
+  }
+  if (current->data == body) return current->generation;  // our write took effect
+  return std::string();
+}
+
+StatusOr<bool> Ledger::TryCreate(uint64_t task) {
+  LeaseRecord rec;
+  rec.task = task;
+  rec.holder = holder_;
+  rec.attempt = 1;
+  rec.expires_at_ms = NowMs() + int64_t{options_.lease_seconds} * 1000;
+  rec.state = LeaseState::kLeased;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    rec.seq = ++seq_;
+    ++counters_.claims;
+  }
+  const std::string url = paths_.Lease(task);
+  const std::string body = ToJson(rec);
+  auto created = store_->CreateIfAbsent(url, body);
+  std::string generation;
+  if (created.ok()) {
+    generation = *created;
+  } else if (created.status().Is(StatusCode::kAlreadyExists)) {
+    return false;
+  } else if (created.status().Is(StatusCode::kUnknownOutcome)) {
+    TM_ASSIGN_OR_RETURN(generation, ResolveUnknown(url, body));
+    if (generation.empty()) return false;
+  } else {
+    return created.status();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  held_[task] = HeldLease{rec, generation, NowMs(), false};
+  return true;
+}
+
+StatusOr<std::string> Ledger::WriteLease(uint64_t task, const LeaseRecord& record,
+                                         const std::string& generation) {
+  const std::string url = paths_.Lease(task);
+  const std::string body = ToJson(record);
+  auto swapped = store_->CompareAndSwap(url, body, generation);
+  if (swapped.ok()) return *swapped;
+  if (swapped.status().Is(StatusCode::kUnknownOutcome)) {
+    TM_ASSIGN_OR_RETURN(std::string g, ResolveUnknown(url, body));
+    if (!g.empty()) return g;
+    return Status::FailedPrecondition("lease " + url + " changed");
+  }
+  return swapped.status();
+}
+
+StatusOr<bool> Ledger::TryTakeover(uint64_t task, const LeaseRecord& record,
+                                   const std::string& generation) {
+  LeaseRecord next = record;
+  const bool expired = record.state == LeaseState::kLeased;
+  next.holder = holder_;
+  next.attempt = record.attempt + 1;
+  next.state = LeaseState::kLeased;
+  next.expires_at_ms = NowMs() + int64_t{options_.lease_seconds} * 1000;
+  if (expired) next.expiries = record.expiries + 1;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    next.seq = std::max(record.seq, seq_) + 1;
+    seq_ = next.seq;
+    ++counters_.claims;
+  }
+  if (next.expiries > options_.max_expiries) {
+    TM_RETURN_IF_ERROR(MarkFailed(task,
+                                  "the lease expired " + std::to_string(next.expiries) +
+                                      " times (its workers were killed or froze each time); "
+                                      "max_expiries is " +
+                                      std::to_string(options_.max_expiries),
+                                  generation, record));
+    return false;
+  }
+  auto written = WriteLease(task, next, generation);
+  if (!written.ok()) {
+    if (written.status().Is(StatusCode::kFailedPrecondition)) {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++counters_.claim_conflicts;
+      return false;
+    }
+    return written.status();
+  }
+  if (expired) {
+    LogInfo("task " + std::to_string(task) + ": took over an expired lease of " + record.holder +
+            " (attempt " + std::to_string(next.attempt) + ")");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  held_by_others_.erase(task);
+  held_[task] = HeldLease{next, *written, NowMs(), false};
+  return true;
+}
+
+Status Ledger::MarkFailed(uint64_t task, const std::string& reason, const std::string& generation,
+                          LeaseRecord record) {
+  nlohmann::json failed = {{"task", task}, {"reason", reason}, {"holder", holder_},
+                           {"failures", record.failures}, {"expiries", record.expiries}};
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    counters_.records += 2;
+  }
+  auto created = store_->CreateIfAbsent(paths_.Failed(task), failed.dump());
+  if (!created.ok() && !created.status().Is(StatusCode::kAlreadyExists) &&
+      !created.status().Is(StatusCode::kUnknownOutcome)) {
+    return created.status();
+  }
+  record.state = LeaseState::kFailed;
+  record.holder = holder_;
+  record.expires_at_ms = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    record.seq = std::max(record.seq, seq_) + 1;
+    seq_ = record.seq;
+  }
+  auto written = WriteLease(task, record, generation);
+  if (!written.ok() && !written.status().Is(StatusCode::kFailedPrecondition)) {
+    return written.status();
+  }
+  LogError("task " + std::to_string(task) + " failed for good: " + reason);
+  std::lock_guard<std::mutex> lock(mu_);
+  held_by_others_.erase(task);
+  if (finished_.insert(task).second) ++failed_count_;
+  return Status::Ok();
+}
+
+Status Ledger::Refresh() {
+  auto list = [&](const std::string& prefix) -> StatusOr<std::vector<ObjectInfo>> {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++counters_.listings;
+    }
+    return store_->List(prefix);
+  };
+  TM_ASSIGN_OR_RETURN(auto leases, list(paths_.LeasesPrefix()));
+  TM_ASSIGN_OR_RETURN(auto done, list(paths_.DonePrefix()));
+  TM_ASSIGN_OR_RETURN(auto failed, list(paths_.FailedPrefix()));
+  std::vector<char> state(task_count_, 0);  // 0 free, 1 leased, 2 done, 3 failed
+  auto mark = [&](const std::vector<ObjectInfo>& objects, char value) {
+    for (const auto& o : objects) {
+      const int64_t t = StorePaths::TaskFromLocation(o.url);
+      if (t >= 0 && static_cast<uint64_t>(t) < task_count_ && state[t] < value) state[t] = value;
+    }
+  };
+  mark(leases, 1);
+  mark(failed, 3);
+  mark(done, 2);
+  for (const auto& o : done) {  // done wins over failed
+    const int64_t t = StorePaths::TaskFromLocation(o.url);
+    if (t >= 0 && static_cast<uint64_t>(t) < task_count_) state[t] = 2;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  free_.clear();
+  held_by_others_.clear();
+  finished_.clear();
+  done_count_ = failed_count_ = 0;
+  for (uint64_t t = 0; t < task_count_; ++t) {
+    switch (state[t]) {
+      case 0:
+        if (!held_.count(t)) free_.push_back(t);
+        break;
+      case 1:
+        if (!held_.count(t)) held_by_others_.insert(t);
+        break;
+      case 2:
+        finished_.insert(t);
+        ++done_count_;
+        break;
+      default:
+        finished_.insert(t);
+        ++failed_count_;
+        break;
+    }
+  }
+  refreshed_once_ = true;
+  consecutive_conflicts_ = 0;
+  return Status::Ok();
+}
+
+StatusOr<Ledger::Outcome> Ledger::Acquire(uint64_t* task, uint32_t* attempt) {
+  auto claimed = [&](uint64_t t) {
+    std::lock_guard<std::mutex> lock(mu_);
+    *task = t;
+    *attempt = held_[t].record.attempt;
+    consecutive_conflicts_ = 0;
+    return Outcome::kClaimed;
+  };
+  for (;;) {
+    bool have = false;
+    uint64_t candidate = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!free_.empty()) {
+        std::uniform_int_distribution<size_t> pick(0, free_.size() - 1);
+        const size_t i = pick(rng_);
+        candidate = free_[i];
+        free_[i] = free_.back();
+        free_.pop_back();
+        have = true;
+      }
+    }
+    if (have) {
+      TM_ASSIGN_OR_RETURN(bool won, TryCreate(candidate));
+      if (won) return claimed(candidate);
+      bool refresh = false;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++counters_.claim_conflicts;
+        held_by_others_.insert(candidate);
+        refresh = ++consecutive_conflicts_ >= options_.conflicts_before_refresh;
+      }
+      if (refresh) TM_RETURN_IF_ERROR(Refresh());
+      continue;
+    }
+
+    // Nothing believed free: look at the whole job.
+    TM_RETURN_IF_ERROR(Refresh());
+    std::vector<uint64_t> probes;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (done_count_ + failed_count_ == task_count_) {
+        return failed_count_ > 0 ? Outcome::kAllFinished : Outcome::kAllDone;
+      }
+      if (!free_.empty()) continue;
+      probes.assign(held_by_others_.begin(), held_by_others_.end());
+      std::shuffle(probes.begin(), probes.end(), rng_);
+      if (probes.size() > options_.lease_probes_per_round) {
+        probes.resize(options_.lease_probes_per_round);
+      }
+    }
+    for (uint64_t t : probes) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++counters_.lease_reads;
+      }
+      auto current = store_->ReadVersioned(paths_.Lease(t));
+      if (!current.ok()) {
+        if (current.status().Is(StatusCode::kNotFound)) {
+          TM_ASSIGN_OR_RETURN(bool won, TryCreate(t));
+          if (won) return claimed(t);
+          continue;
+        }
+        return current.status();
+      }
+      auto rec = LeaseRecordFromJson(current->data);
+      if (!rec.ok()) return rec.status().WithContext(paths_.Lease(t));
+      if (rec->state == LeaseState::kFailed) continue;
+      const bool released = rec->state == LeaseState::kReleased;
+      const bool expired = rec->state == LeaseState::kLeased && rec->expires_at_ms < NowMs();
+      if (!released && !expired) continue;
+      // A done record may exist for an expired lease: its holder finished but never came back.
+      auto done = store_->Stat(paths_.Done(t));
+      if (done.ok()) continue;
+      TM_ASSIGN_OR_RETURN(bool won, TryTakeover(t, *rec, current->generation));
+      if (won) return claimed(t);
+    }
+    return Outcome::kWait;
+  }
+}
+
+Status Ledger::RenewDue() {
+  const int64_t now = NowMs();
+  const int64_t interval = int64_t{options_.lease_seconds} * 1000 / 3;
+  std::vector<std::pair<uint64_t, HeldLease>> due;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [t, h] : held_) {
+      if (!h.lost && now - h.renewed_at_ms >= interval) due.emplace_back(t, h);
+    }
+  }
+  Status first_error;
+  for (auto& [t, h] : due) {
+    LeaseRecord next = h.record;
+    next.expires_at_ms = NowMs() + int64_t{options_.lease_seconds} * 1000;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      next.seq = std::max(next.seq, seq_) + 1;
+      seq_ = next.seq;
+      ++counters_.renewals;
+    }
+    auto written = WriteLease(t, next, h.generation);
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = held_.find(t);
+    if (it == held_.end()) continue;  // completed meanwhile
+    if (written.ok()) {
+      it->second.record = next;
+      it->second.generation = *written;
+      it->second.renewed_at_ms = NowMs();
+    } else if (written.status().Is(StatusCode::kFailedPrecondition) ||
+               written.status().Is(StatusCode::kNotFound)) {
+      it->second.lost = true;
+      LogWarning("task " + std::to_string(t) + ": lease lost to another worker; abandoning it");
+    } else {
+      if (NowMs() >= it->second.record.expires_at_ms) it->second.lost = true;
+      if (first_error.ok()) first_error = written.status();
+    }
+  }
+  return first_error;
+}
+
+Status Ledger::CheckStillHolder(uint64_t task) {
+  std::string generation;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = held_.find(task);
+    if (it == held_.end() || it->second.lost) {
+      return Status::FailedPrecondition("lease of task " + std::to_string(task) + " was lost");
+    }
+    generation = it->second.generation;
+    ++counters_.lease_reads;
+  }
+  TM_ASSIGN_OR_RETURN(auto current, store_->ReadVersioned(paths_.Lease(task)));
+  if (current.generation != generation) {
+    std::lock_guard<std::mutex> lock(mu_);
+    held_[task].lost = true;
+    return Status::FailedPrecondition("lease of task " + std::to_string(task) +
+                                      " was taken over by another worker");
+  }
+  auto done = store_->Stat(paths_.Done(task));
+  if (done.ok()) {
+    return Status::FailedPrecondition("task " + std::to_string(task) + " is already done");
+  }
+  if (!done.status().Is(StatusCode::kNotFound)) return done.status();
+  return Status::Ok();
+}
+
+Status Ledger::Complete(uint64_t task, const DoneRecord& record) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++counters_.records;
+  }
+  const std::string url = paths_.Done(task);
+  const std::string body = ToJson(record);
+  auto created = store_->CreateIfAbsent(url, body);
+  Status result;
+  if (!created.ok()) {
+    if (created.status().Is(StatusCode::kUnknownOutcome)) {
+      auto g = ResolveUnknown(url, body);
+      if (!g.ok()) return g.status();
+      if (g->empty()) result = Status::AlreadyExists(url + " was recorded by another attempt");
+    } else {
+      result = created.status();
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  held_.erase(task);
+  if (result.ok() || result.Is(StatusCode::kAlreadyExists)) {
+    if (finished_.insert(task).second) ++done_count_;
+  }
+  return result;
+}
+
+Status Ledger::Fail(uint64_t task, const ErrorRecord& error, bool* failed_for_good) {
+  *failed_for_good = false;
+  HeldLease h;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = held_.find(task);
+    if (it == held_.end()) return Status::FailedPrecondition("task not held");
+    h = it->second;
+    counters_.records += 2;
+  }
+  auto created = store_->CreateIfAbsent(paths_.Error(task, h.record.attempt), ToJson(error));
+  if (!created.ok() && !created.status().Is(StatusCode::kAlreadyExists) &&
+      !created.status().Is(StatusCode::kUnknownOutcome)) {
+    return created.status();
+  }
+  LeaseRecord next = h.record;
+  next.failures = h.record.failures + 1;
+  if (next.failures >= options_.max_attempts) {
+    *failed_for_good = true;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      held_.erase(task);
+    }
+    return MarkFailed(task,
+                      "failed " + std::to_string(next.failures) + " attempts; last: " +
+                          error.message,
+                      h.generation, next);
+  }
+  next.state = LeaseState::kReleased;
+  next.expires_at_ms = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    next.seq = std::max(next.seq, seq_) + 1;
+    seq_ = next.seq;
+    held_.erase(task);
+    held_by_others_.insert(task);
+  }
+  auto written = WriteLease(task, next, h.generation);
+  if (!written.ok() && !written.status().Is(StatusCode::kFailedPrecondition)) {
+    return written.status();
+  }
+  return Status::Ok();
+}
+
+Status Ledger::Release(uint64_t task) {
+  HeldLease h;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = held_.find(task);
+    if (it == held_.end()) return Status::Ok();
+    h = it->second;
+    held_.erase(it);
+    ++counters_.records;
+    if (h.lost) return Status::Ok();
+  }
+  LeaseRecord next = h.record;
+  next.state = LeaseState::kReleased;
+  next.expires_at_ms = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    next.seq = std::max(next.seq, seq_) + 1;
+    seq_ = next.seq;
+  }
+  auto written = WriteLease(task, next, h.generation);
+  if (!written.ok() && !written.status().Is(StatusCode::kFailedPrecondition)) {
+    return written.status();
+  }
+  return Status::Ok();
+}
+
+}  // namespace tokenmill

@@ -1,0 +1,128 @@
+// Ledger: one worker's side of the job-store protocol (docs/protocol.md): claiming tasks with
+// leases, renewing and releasing them, and recording results, failures and heartbeats.
+//
+// Thread-safety: thread-safe. Worker threads call Acquire / Complete / Fail / Release; a renewal
+// thread calls RenewDue.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tokenmill/base/status.h"
+#include "tokenmill/job/protocol.h"
+#include "tokenmill/storage/storage.h"
+
+namespace tokenmill {
+
+struct LedgerOptions {
+  uint32_t lease_seconds = 60;
+  uint32_t max_attempts = 3;
+  uint32_t max_expiries = 10;
+  // Consecutive claim conflicts after which the local view is refreshed by listing. Default: 4.
+  uint32_t conflicts_before_refresh = 4;
+  // Held leases read per waiting round (to find expired ones). Default: 16.
+  uint32_t lease_probes_per_round = 16;
+};
+
+// Counters of coordination requests made through the ledger.
+struct LedgerCounters {
+  uint64_t claims = 0;           // create-if-absent and takeover attempts
+  uint64_t claim_conflicts = 0;  // claims that found the task taken
+  uint64_t renewals = 0;
+  uint64_t records = 0;          // done, error, failed records and lease state changes
+  uint64_t listings = 0;         // list requests (pages counted by the storage counters)
+  uint64_t lease_reads = 0;
+};
+
+class Ledger {
+ public:
+  enum class Outcome {
+    kClaimed,      // *task and *attempt are set
+    kWait,         // nothing claimable now; other workers hold live leases
+    kAllDone,      // every task has a done record
+    kAllFinished,  // every task is done or failed, and some failed
+  };
+
+  // `store` must outlive the ledger.
+  Ledger(Storage* store, StorePaths paths, uint64_t task_count, std::string holder,
+         LedgerOptions options);
+
+  // Tries to claim a task (a fresh one, or a released or expired lease).
+  StatusOr<Outcome> Acquire(uint64_t* task, uint32_t* attempt);
+
+  // Renews every held lease whose last renewal is older than lease_seconds / 3. Leases found
+  // taken over are marked lost.
+  Status RenewDue();
+
+  // True if the lease of `task` was lost (taken over); the task must be abandoned.
+  bool Lost(uint64_t task) const;
+
+  // Fencing before publishing: the lease is still ours (by generation) and no done record exists.
+  // Returns FailedPrecondition if not.
+  Status CheckStillHolder(uint64_t task);
+
+  // Creates the done record. AlreadyExists means another attempt recorded it first (not an error
+  // for the caller: the output bytes are the same). The lease is forgotten either way.
+  Status Complete(uint64_t task, const DoneRecord& record);
+
+  // Records a failed attempt; releases the lease or marks the task failed for good after
+  // max_attempts. Returns true in *failed_for_good when it did.
+  Status Fail(uint64_t task, const ErrorRecord& error, bool* failed_for_good);
+
+  // Gives the lease back (SIGTERM): the next worker can take it at once.
+  Status Release(uint64_t task);
+
+  // Tasks currently held by this ledger.
+  std::vector<uint64_t> Held() const;
+
+  LedgerCounters counters() const;
+  const std::string& holder() const { return holder_; }
+
+ private:
+  struct HeldLease {
+    LeaseRecord record;
+    std::string generation;
+    int64_t renewed_at_ms = 0;
+    bool lost = false;
+  };
+
+  Status Refresh();
+  // Tries to take over `task` whose lease was read as (record, generation).
+  StatusOr<bool> TryTakeover(uint64_t task, const LeaseRecord& record,
+                             const std::string& generation);
+  StatusOr<bool> TryCreate(uint64_t task);
+  // Resolves an UnknownOutcome of a conditional write of `body` to `url`.
+  StatusOr<std::string> ResolveUnknown(const std::string& url, const std::string& body);
+  Status MarkFailed(uint64_t task, const std::string& reason, const std::string& generation,
+                    LeaseRecord record);
+  StatusOr<std::string> WriteLease(uint64_t task, const LeaseRecord& record,
+                                   const std::string& generation);  // CAS, resolves unknowns
+
+  Storage* store_;
+  StorePaths paths_;
+  const uint64_t task_count_;
+  const std::string holder_;
+  const LedgerOptions options_;
+
+  mutable std::mutex mu_;
+  std::vector<uint64_t> free_;   // believed free (no lease)
+  std::set<uint64_t> held_by_others_;  // lease exists, no done / failed record seen
+  std::set<uint64_t> finished_;  // done or failed
+  uint64_t done_count_ = 0;
+  uint64_t failed_count_ = 0;
+  bool refreshed_once_ = false;
+  uint32_t consecutive_conflicts_ = 0;
+  std::map<uint64_t, HeldLease> held_;
+  std::mt19937_64 rng_;
+  uint64_t seq_ = 0;
+  LedgerCounters counters_;
+};
+
+}  // namespace tokenmill

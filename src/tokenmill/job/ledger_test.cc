@@ -1,0 +1,198 @@
+#include "tokenmill/job/ledger.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <atomic>
+#include <filesystem>
+#include <set>
+#include <thread>
+
+namespace tokenmill {
+namespace {
+
+class LedgerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/tokenmill-ledger-XXXXXX";
+    root_ = mkdtemp(tmpl);
+    auto s = StorageFor(root_);
+    ASSERT_TRUE(s.ok());
+    store_ = *s;
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+
+  Ledger Make(const std::string& holder, uint64_t tasks, LedgerOptions o = {}) {
+    return Ledger(store_, StorePaths(root_ + "/job"), tasks, holder, o);
+  }
+
+  static DoneRecord Done(uint64_t t) {
+    DoneRecord d;
+    d.task = t;
+    return d;
+  }
+
+  std::string root_;
+  Storage* store_ = nullptr;
+};
+
+TEST_F(LedgerTest, ClaimsEveryTaskOnceThenAllDone) {
+  Ledger a = Make("a", 5);
+  Ledger b = Make("b", 5);
+  std::set<uint64_t> seen;
+  for (int i = 0; i < 5; ++i) {
+    Ledger& l = (i % 2) ? a : b;
+    uint64_t t = 99;
+    uint32_t attempt = 0;
+    auto o = l.Acquire(&t, &attempt);
+    ASSERT_TRUE(o.ok()) << o.status().ToString();
+    ASSERT_EQ(*o, Ledger::Outcome::kClaimed);
+    EXPECT_EQ(attempt, 1u);
+    EXPECT_TRUE(seen.insert(t).second) << "task " << t << " claimed twice";
+    ASSERT_TRUE(l.CheckStillHolder(t).ok());
+    ASSERT_TRUE(l.Complete(t, Done(t)).ok());
+  }
+  uint64_t t;
+  uint32_t attempt;
+  EXPECT_EQ(*a.Acquire(&t, &attempt), Ledger::Outcome::kAllDone);
+  EXPECT_EQ(*b.Acquire(&t, &attempt), Ledger::Outcome::kAllDone);
+}
+
+TEST_F(LedgerTest, LiveLeaseMeansWaitAndReleaseHandsOver) {
+  Ledger a = Make("a", 1);
+  Ledger b = Make("b", 1);
+  uint64_t t;
+  uint32_t attempt;
+  ASSERT_EQ(*a.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);
+  EXPECT_EQ(*b.Acquire(&t, &attempt), Ledger::Outcome::kWait);
+  ASSERT_TRUE(a.Release(0).ok());
+  ASSERT_EQ(*b.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);
+  EXPECT_EQ(attempt, 2u);
+}
+
+TEST_F(LedgerTest, ExpiredLeaseIsTakenOverAndTheOldHolderIsFenced) {
+  LedgerOptions o;
+  o.lease_seconds = 1;
+  Ledger a = Make("a", 1, o);
+  Ledger b = Make("b", 1, o);
+  uint64_t t;
+  uint32_t attempt;
+  ASSERT_EQ(*a.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ASSERT_EQ(*b.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);
+  EXPECT_EQ(attempt, 2u);
+  // a wakes up: its renewal finds the lease taken, and it may not publish.
+  EXPECT_TRUE(a.RenewDue().ok());
+  EXPECT_TRUE(a.Lost(0));
+  EXPECT_EQ(a.CheckStillHolder(0).code(), StatusCode::kFailedPrecondition);
+  ASSERT_TRUE(b.CheckStillHolder(0).ok());
+  ASSERT_TRUE(b.Complete(0, Done(0)).ok());
+  // A second done record for the same task can never be written.
+  Ledger c = Make("c", 1, o);
+  EXPECT_EQ(*c.Acquire(&t, &attempt), Ledger::Outcome::kAllDone);
+}
+
+TEST_F(LedgerTest, RenewalKeepsTheLease) {
+  LedgerOptions o;
+  o.lease_seconds = 3;
+  Ledger a = Make("a", 1, o);
+  Ledger b = Make("b", 1, o);
+  uint64_t t;
+  uint32_t attempt;
+  ASSERT_EQ(*a.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);
+  for (int i = 0; i < 8; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    ASSERT_TRUE(a.RenewDue().ok());
+  }
+  EXPECT_EQ(*b.Acquire(&t, &attempt), Ledger::Outcome::kWait);
+  EXPECT_FALSE(a.Lost(0));
+  EXPECT_GT(a.counters().renewals, 0u);
+  EXPECT_TRUE(a.CheckStillHolder(0).ok());
+}
+
+TEST_F(LedgerTest, FailuresCountTowardMaxAttempts) {
+  LedgerOptions o;
+  o.max_attempts = 2;
+  Ledger a = Make("a", 2, o);
+  uint64_t t;
+  uint32_t attempt;
+  bool for_good = false;
+  std::set<uint64_t> failed_tasks;
+  for (int round = 0; round < 10; ++round) {
+    auto r = a.Acquire(&t, &attempt);
+    ASSERT_TRUE(r.ok());
+    if (*r == Ledger::Outcome::kAllFinished) break;
+    ASSERT_EQ(*r, Ledger::Outcome::kClaimed);
+    if (t == 1) {
+      ASSERT_TRUE(a.Complete(t, Done(t)).ok());
+      continue;
+    }
+    ErrorRecord e{t, attempt, "a", "truncated gzip", "/x.gz", 0, 0};
+    ASSERT_TRUE(a.Fail(t, e, &for_good).ok());
+    if (for_good) failed_tasks.insert(t);
+  }
+  EXPECT_EQ(failed_tasks, std::set<uint64_t>{0});
+  Ledger b = Make("b", 2, o);
+  EXPECT_EQ(*b.Acquire(&t, &attempt), Ledger::Outcome::kAllFinished);
+  EXPECT_TRUE(store_->Stat(root_ + "/job/errors/000000-001.json").ok());
+  EXPECT_TRUE(store_->Stat(root_ + "/job/errors/000000-002.json").ok());
+  EXPECT_TRUE(store_->Stat(root_ + "/job/failed/000000.json").ok());
+}
+
+TEST_F(LedgerTest, TooManyExpiriesFailTheTask) {
+  LedgerOptions o;
+  o.lease_seconds = 1;
+  o.max_expiries = 1;
+  uint64_t t;
+  uint32_t attempt;
+  Ledger a = Make("a", 1, o);
+  ASSERT_EQ(*a.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  Ledger b = Make("b", 1, o);
+  ASSERT_EQ(*b.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);  // expiries = 1
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  Ledger c = Make("c", 1, o);
+  EXPECT_EQ(*c.Acquire(&t, &attempt), Ledger::Outcome::kAllFinished);  // expiries 2 > 1
+  EXPECT_TRUE(store_->Stat(root_ + "/job/failed/000000.json").ok());
+}
+
+TEST_F(LedgerTest, ConcurrentLedgersNeverDoubleATask) {
+  constexpr uint64_t kTasks = 300;
+  constexpr int kWorkers = 8;
+  std::atomic<int> completed{0};
+  std::atomic<int> doubled{0};
+  std::vector<std::thread> threads;
+  std::mutex mu;
+  std::multiset<uint64_t> claimed;
+  for (int w = 0; w < kWorkers; ++w) {
+    threads.emplace_back([&, w] {
+      Ledger l = Make("w" + std::to_string(w), kTasks);
+      for (;;) {
+        uint64_t t;
+        uint32_t attempt;
+        auto r = l.Acquire(&t, &attempt);
+        ASSERT_TRUE(r.ok()) << r.status().ToString();
+        if (*r == Ledger::Outcome::kAllDone) break;
+        if (*r == Ledger::Outcome::kWait) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(10));
+          continue;
+        }
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          claimed.insert(t);
+        }
+        Status s = l.Complete(t, Done(t));
+        if (s.ok()) ++completed;
+        else if (s.Is(StatusCode::kAlreadyExists)) ++doubled;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(completed.load(), static_cast<int>(kTasks));
+  EXPECT_EQ(doubled.load(), 0);
+  EXPECT_EQ(claimed.size(), kTasks);
+  for (uint64_t t = 0; t < kTasks; ++t) EXPECT_EQ(claimed.count(t), 1u) << t;
+}
+
+}  // namespace
+}  // namespace tokenmill

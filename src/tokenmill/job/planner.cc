@@ -1,0 +1,216 @@
+#include "tokenmill/job/planner.h"
+
+#include <nlohmann/json.hpp>
+
+#include "tokenmill/base/log.h"
+#include "tokenmill/base/sha256.h"
+#include "tokenmill/io/document_reader.h"
+#include "tokenmill/storage/storage.h"
+
+namespace tokenmill {
+namespace {
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+// Objects under the output folder that a job writes: its shards and final files.
+bool IsJobOutputName(std::string_view name) {
+  return StartsWith(name, "part-") || name == "manifest.json" ||
+         name == "megatron-prefixes.txt" || StartsWith(name, "merged.");
+}
+
+Status DeletePrefix(Storage& storage, const std::string& prefix) {
+  TM_ASSIGN_OR_RETURN(auto objects, storage.List(prefix));
+  for (const auto& o : objects) TM_RETURN_IF_ERROR(storage.Delete(o.url));
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string StoreLocation(const JobSpec& spec, const std::string& override_store) {
+  if (!override_store.empty()) return override_store;
+  if (!spec.job.store.empty()) return spec.job.store;
+  return JoinPath(spec.output.path, "_job");
+}
+
+StatusOr<std::vector<TaskDef>> CutTasks(const JobSpec& spec) {
+  TM_ASSIGN_OR_RETURN(auto objects, ExpandGlobs(spec.input_paths));
+  std::vector<TaskDef> tasks;
+  for (const auto& object : objects) {
+    TaskDef base;
+    base.url = object.url;
+    base.size = object.size;
+    base.compressed = IsCompressed(object.url);
+    if (base.compressed || object.size <= spec.job.task_size) {
+      base.begin = 0;
+      base.end = object.size;
+      base.id = tasks.size();
+      tasks.push_back(base);
+      continue;
+    }
+    TM_ASSIGN_OR_RETURN(Storage * storage, StorageFor(object.url));
+    // Each cut is moved forward to the next document boundary; the next range starts there.
+    uint64_t begin = 0;
+    while (begin < object.size) {
+      uint64_t end = object.size;
+      const uint64_t cut = begin + spec.job.task_size;
+      if (cut < object.size) {
+        TM_ASSIGN_OR_RETURN(end, NextDocumentBoundary(*storage, object.url, cut, object.size,
+                                                      spec.reader.format));
+      }
+      TaskDef t = base;
+      t.begin = begin;
+      t.end = end;
+      t.id = tasks.size();
+      tasks.push_back(t);
+      begin = end;
+    }
+  }
+  return tasks;
+}
+
+StatusOr<JobRecord> ReadJobRecord(Storage& store, const StorePaths& paths) {
+  auto data = store.Read(paths.Job());
+  if (!data.ok()) {
+    if (data.status().Is(StatusCode::kNotFound)) {
+      return Status::NotFound("no job at " + paths.root() +
+                              " (job.json is missing); run `tokenmill plan JOB.toml` first");
+    }
+    return data.status();
+  }
+  TM_ASSIGN_OR_RETURN(JobRecord job, JobRecordFromJson(*data));
+  if (job.format_version != kDataFormatVersion) {
+    return Status::FailedPrecondition(
+        "the job at " + paths.root() + " was planned with data-format version " +
+        std::to_string(job.format_version) + " (tokenmill " + job.tokenmill_version +
+        ") but this tokenmill " TOKENMILL_VERSION " writes version " +
+        std::to_string(kDataFormatVersion) +
+        "; run every worker of a job with the same tokenmill release");
+  }
+  return job;
+}
+
+StatusOr<std::vector<TaskDef>> ReadTasks(Storage& store, const StorePaths& paths,
+                                         const JobRecord& job) {
+  TM_ASSIGN_OR_RETURN(std::string data, store.Read(paths.Tasks()));
+  if (Sha256Hex(data) != job.tasks_sha256) {
+    return Status::DataLoss(paths.Tasks() + " does not match the sha256 in job.json; the store " +
+                            "was modified by hand: plan the job again with --fresh");
+  }
+  std::vector<TaskDef> tasks;
+  size_t pos = 0;
+  while (pos < data.size()) {
+    size_t nl = data.find('\n', pos);
+    if (nl == std::string::npos) nl = data.size();
+    if (nl > pos) {
+      TM_ASSIGN_OR_RETURN(TaskDef t, TaskDefFromJson(std::string_view(data).substr(pos, nl - pos)));
+      if (t.id != tasks.size()) return Status::DataLoss(paths.Tasks() + ": task ids out of order");
+      tasks.push_back(std::move(t));
+    }
+    pos = nl + 1;
+  }
+  if (tasks.size() != job.task_count) {
+    return Status::DataLoss(paths.Tasks() + " holds " + std::to_string(tasks.size()) +
+                            " tasks but job.json says " + std::to_string(job.task_count));
+  }
+  return tasks;
+}
+
+StatusOr<PlanResult> PlanJob(JobSpec spec, const PlanOptions& options) {
+  PlanResult result;
+  result.store = StoreLocation(spec, options.store);
+  spec.job.store = result.store;
+  const StorePaths paths(result.store);
+  TM_ASSIGN_OR_RETURN(Storage * store, StorageFor(result.store));
+  TM_ASSIGN_OR_RETURN(Storage * output, StorageFor(spec.output.path));
+  const std::string spec_json = spec.ToJson();
+  const std::string spec_digest = Sha256Hex(spec_json);
+
+  auto existing = store->Read(paths.Job());
+  if (existing.ok() && options.fresh) {
+    LogInfo("--fresh: deleting the job store " + result.store + " and the job's output files");
+    TM_RETURN_IF_ERROR(DeletePrefix(*store, result.store + "/"));
+    TM_ASSIGN_OR_RETURN(auto outputs, output->List(JoinPath(spec.output.path, "")));
+    for (const auto& o : outputs) {
+      if (Dirname(o.url) == Dirname(JoinPath(spec.output.path, "x")) &&
+          IsJobOutputName(Basename(o.url))) {
+        TM_RETURN_IF_ERROR(output->Delete(o.url));
+      }
+    }
+  } else if (existing.ok()) {
+    TM_ASSIGN_OR_RETURN(JobRecord job, ReadJobRecord(*store, paths));
+    if (job.spec_digest != spec_digest) {
+      return Status::FailedPrecondition(
+          "the job file changed since this job was planned in " + result.store +
+          "; finish the old job with its original file, or start over with --fresh (which "
+          "deletes only this job's store and output shards)");
+    }
+    result.job = std::move(job);
+    result.resumed = true;
+    return result;
+  } else if (!existing.status().Is(StatusCode::kNotFound)) {
+    return existing.status();
+  }
+
+  // A new job must not mix its shards with foreign ones.
+  TM_ASSIGN_OR_RETURN(auto present, output->List(JoinPath(spec.output.path, "")));
+  for (const auto& o : present) {
+    if (Dirname(o.url) == Dirname(JoinPath(spec.output.path, "x")) &&
+        IsJobOutputName(Basename(o.url))) {
+      return Status::FailedPrecondition(
+          "the output folder " + spec.output.path + " already holds " + Basename(o.url) +
+          " from another job; choose another [output] path or remove the old files");
+    }
+  }
+
+  TM_ASSIGN_OR_RETURN(auto tasks, CutTasks(spec));
+  JobRecord job;
+  job.tokenmill_version = TOKENMILL_VERSION;
+  job.spec_json = spec_json;
+  job.spec_digest = spec_digest;
+  job.created_at_ms = NowMs();
+
+  // Copy the tokenizer files, so workers elsewhere load exactly these bytes.
+  TM_ASSIGN_OR_RETURN(auto locations, TokenizerFileLocations(spec.tokenizer));
+  std::string digest_input;
+  for (const auto& [role, location] : locations) {
+    TM_ASSIGN_OR_RETURN(Storage * source, StorageFor(location));
+    auto data = source->Read(location);
+    if (!data.ok()) return data.status().WithContext("cannot read tokenizer file " + location);
+    TokenizerFileRecord rec{role, Basename(location), data->size(), Sha256Hex(*data)};
+    TM_RETURN_IF_ERROR(store->Write(paths.TokenizerFile(role, rec.name), *data));
+    digest_input += rec.role + " " + rec.name + " " + rec.sha256 + "\n";
+    job.tokenizer_files.push_back(rec);
+  }
+  job.tokenizer_digest = Sha256Hex(digest_input);
+  // Fail early on a tokenizer that does not load (missing [UNK], bad file...).
+  TM_RETURN_IF_ERROR(LoadTokenizerFromStorage(spec.tokenizer).status());
+
+  std::string tasks_jsonl;
+  for (const auto& t : tasks) {
+    tasks_jsonl += ToJson(t);
+    tasks_jsonl += '\n';
+    job.input_bytes += t.end - t.begin;
+  }
+  job.task_count = tasks.size();
+  job.tasks_sha256 = Sha256Hex(tasks_jsonl);
+  TM_RETURN_IF_ERROR(store->Write(paths.Tasks(), tasks_jsonl));
+  auto created = store->CreateIfAbsent(paths.Job(), ToJson(job));
+  if (!created.ok()) {
+    if (created.status().Is(StatusCode::kAlreadyExists)) {
+      // Planned concurrently by someone else: accept it if it is the same job.
+      TM_ASSIGN_OR_RETURN(JobRecord other, ReadJobRecord(*store, paths));
+      if (other.spec_digest != spec_digest) {
+        return Status::FailedPrecondition("another job was planned in " + result.store +
+                                          " at the same time");
+      }
+      result.job = std::move(other);
+      result.resumed = true;
+      return result;
+    }
+    return created.status();
+  }
+  result.job = std::move(job);
+  return result;
+}
+
+}  // namespace tokenmill

@@ -1,0 +1,317 @@
+#include "tokenmill/job/worker.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <mutex>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "tokenmill/base/log.h"
+#include "tokenmill/base/sha256.h"
+#include "tokenmill/job/job_spec.h"
+#include "tokenmill/job/planner.h"
+#include "tokenmill/job/task_runner.h"
+#include "tokenmill/storage/storage.h"
+
+namespace tokenmill {
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+std::string HostName() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof(buf) - 1) != 0) return "unknown";
+  return buf;
+}
+
+std::string MakeWorkerId() {
+  std::random_device rd;
+  char suffix[16];
+  std::snprintf(suffix, sizeof(suffix), "%06x", static_cast<unsigned>(rd() & 0xffffff));
+  return HostName() + "-" + std::to_string(getpid()) + "-" + suffix;
+}
+
+// Sleeps up to `ms`, waking early when a stop is requested or `done` becomes true.
+void Nap(int64_t ms, const std::atomic<bool>& done) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  while (!g_stop.load() && !done.load() && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+}
+
+}  // namespace
+
+void RequestWorkerStop() { g_stop.store(true); }
+bool WorkerStopRequested() { return g_stop.load(); }
+
+uint32_t AvailableCpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+    const int n = CPU_COUNT(&set);
+    if (n > 0) return static_cast<uint32_t>(n);
+  }
+  const unsigned hw = std::thread::hardware_concurrency();
+  return hw > 0 ? hw : 1;
+}
+
+StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  TM_ASSIGN_OR_RETURN(Storage * raw_store, StorageFor(options.store));
+  Storage* store = options.wrap_store ? options.wrap_store(raw_store) : raw_store;
+  const StorePaths paths(options.store);
+  TM_ASSIGN_OR_RETURN(JobRecord job, ReadJobRecord(*store, paths));
+  TM_ASSIGN_OR_RETURN(JobSpec spec, JobSpec::FromJson(job.spec_json));
+  TM_ASSIGN_OR_RETURN(std::vector<TaskDef> tasks, ReadTasks(*store, paths, job));
+
+  std::vector<TokenizerFile> files;
+  for (const auto& rec : job.tokenizer_files) {
+    TM_ASSIGN_OR_RETURN(std::string data, store->Read(paths.TokenizerFile(rec.role, rec.name)));
+    if (Sha256Hex(data) != rec.sha256) {
+      return Status::DataLoss("tokenizer file " + paths.TokenizerFile(rec.role, rec.name) +
+                              " does not match its sha256 in job.json");
+    }
+    files.push_back({rec.role, rec.name, std::move(data)});
+  }
+  TM_ASSIGN_OR_RETURN(auto tokenizer, LoadTokenizer(spec.tokenizer, files));
+  TM_ASSIGN_OR_RETURN(Storage * output, StorageFor(spec.output.path));
+
+  const std::string worker_id = options.worker_id.empty() ? MakeWorkerId() : options.worker_id;
+  std::string scratch = options.scratch_dir;
+  if (scratch.empty()) {
+    const char* tmp = std::getenv("TMPDIR");
+    scratch = std::string(tmp && *tmp ? tmp : "/tmp") + "/tokenmill-" + worker_id;
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(scratch, ec);
+  if (ec) return Status::IoError("cannot create scratch folder " + scratch + ": " + ec.message());
+
+  LedgerOptions ledger_options;
+  ledger_options.lease_seconds = spec.job.lease_seconds;
+  ledger_options.max_attempts = spec.job.max_attempts;
+  ledger_options.max_expiries = spec.job.max_expiries;
+  Ledger ledger(store, paths, job.task_count, worker_id, ledger_options);
+
+  const uint32_t threads = options.threads > 0 ? options.threads : AvailableCpus();
+  WorkerSummary summary;
+  std::mutex mu;  // guards summary and heartbeat
+  WorkerHeartbeat heartbeat;
+  heartbeat.id = worker_id;
+  heartbeat.host = HostName();
+  heartbeat.pid = getpid();
+  heartbeat.threads = threads;
+  heartbeat.started_at_ms = NowMs();
+
+  std::atomic<bool> finished{false};
+  std::atomic<uint64_t> claimed{0};
+  std::atomic<int> ending{-1};
+  Status fatal;
+
+  auto write_heartbeat = [&](bool exited) {
+    WorkerHeartbeat hb;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      heartbeat.last_seen_ms = NowMs();
+      heartbeat.exited = exited;
+      heartbeat.tasks_done = summary.tasks_done;
+      heartbeat.tasks_failed = summary.tasks_failed;
+      heartbeat.stats = summary.stats;
+      const LedgerCounters c = ledger.counters();
+      heartbeat.claims = c.claims;
+      heartbeat.claim_conflicts = c.claim_conflicts;
+      heartbeat.renewals = c.renewals;
+      heartbeat.records = c.records;
+      heartbeat.listings = c.listings;
+      heartbeat.lease_reads = c.lease_reads;
+      heartbeat.retries = store->counters().retries;
+      hb = heartbeat;
+    }
+    Status s = store->Write(paths.Worker(worker_id), ToJson(hb));
+    if (!s.ok()) LogWarning("heartbeat: " + s.ToString());
+  };
+  write_heartbeat(false);
+
+  std::thread background([&] {
+    auto last_heartbeat = std::chrono::steady_clock::now();
+    while (!finished.load()) {
+      Status s = ledger.RenewDue();
+      if (!s.ok()) LogWarning("lease renewal: " + s.ToString());
+      if (std::chrono::steady_clock::now() - last_heartbeat > std::chrono::seconds(10)) {
+        write_heartbeat(false);
+        last_heartbeat = std::chrono::steady_clock::now();
+      }
+      Nap(250, finished);
+      if (g_stop.load()) {
+        // Keep renewing until the workers have released their leases.
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+  });
+
+  const int64_t wait_ms =
+      std::min<int64_t>(5000, std::max<int64_t>(500, int64_t{spec.job.lease_seconds} * 1000 / 3));
+
+  auto run_one = [&](uint64_t t, uint32_t attempt) {
+    const TaskDef& task = tasks[t];
+    const std::string task_scratch =
+        scratch + "/task-" + std::to_string(t) + "-" + std::to_string(attempt);
+    std::filesystem::create_directories(task_scratch, ec);
+    const auto task_start = std::chrono::steady_clock::now();
+    auto cancelled = [&] { return g_stop.load() || ledger.Lost(t); };
+    auto result = RunTask(spec, *tokenizer, task, task_scratch, cancelled);
+    auto cleanup = [&] { std::filesystem::remove_all(task_scratch, ec); };
+    if (!result.ok()) {
+      cleanup();
+      if (result.status().Is(StatusCode::kCancelled)) {
+        if (ledger.Lost(t)) {
+          std::lock_guard<std::mutex> lock(mu);
+          ++summary.tasks_lost;
+        }
+        return;  // released below (stop) or lost
+      }
+      LogError("task " + std::to_string(t) + " attempt " + std::to_string(attempt) +
+               " failed: " + result.status().ToString());
+      ErrorRecord err{t, attempt, worker_id, result.status().ToString(), task.url, task.begin,
+                      NowMs()};
+      bool for_good = false;
+      Status s = ledger.Fail(t, err, &for_good);
+      if (!s.ok()) LogWarning("recording the failure of task " + std::to_string(t) + ": " +
+                              s.ToString());
+      std::lock_guard<std::mutex> lock(mu);
+      ++summary.tasks_failed;
+      return;
+    }
+    // Fencing: publish only while we still hold the lease and nobody recorded the task.
+    Status fence = ledger.CheckStillHolder(t);
+    if (!fence.ok()) {
+      LogWarning("task " + std::to_string(t) + ": not publishing: " + fence.message());
+      cleanup();
+      ledger.Release(t).ok();
+      std::lock_guard<std::mutex> lock(mu);
+      ++summary.tasks_lost;
+      return;
+    }
+    DoneRecord done;
+    done.task = t;
+    done.holder = worker_id;
+    done.attempt = attempt;
+    done.stats = result->stats;
+    for (const auto& shard : result->shards) {
+      Status s = output->WriteFile(JoinPath(spec.output.path, shard.name), shard.local_path);
+      if (!s.ok()) {
+        cleanup();
+        LogError("task " + std::to_string(t) + ": publishing " + shard.name + ": " +
+                 s.ToString());
+        ErrorRecord err{t, attempt, worker_id, s.ToString(), task.url, task.begin, NowMs()};
+        bool for_good = false;
+        ledger.Fail(t, err, &for_good).ok();
+        std::lock_guard<std::mutex> lock(mu);
+        ++summary.tasks_failed;
+        return;
+      }
+      done.shards.push_back({shard.name, shard.bytes, shard.sha256, shard.examples, shard.tokens});
+    }
+    cleanup();
+    done.elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now() - task_start)
+                          .count();
+    done.finished_at_ms = NowMs();
+    Status s = ledger.Complete(t, done);
+    std::lock_guard<std::mutex> lock(mu);
+    if (s.ok()) {
+      ++summary.tasks_done;
+      summary.stats += result->stats;
+    } else if (!s.Is(StatusCode::kAlreadyExists)) {
+      LogError("task " + std::to_string(t) + ": recording it done: " + s.ToString());
+      if (fatal.ok()) fatal = s;
+    }
+  };
+
+  auto loop = [&] {
+    auto idle_since = std::chrono::steady_clock::now();
+    int consecutive_errors = 0;
+    while (!g_stop.load() && !finished.load()) {
+      if (options.max_tasks > 0 && claimed.fetch_add(1) >= options.max_tasks) {
+        ending = static_cast<int>(WorkerSummary::Ending::kMaxTasks);
+        break;
+      }
+      uint64_t t = 0;
+      uint32_t attempt = 0;
+      auto outcome = ledger.Acquire(&t, &attempt);
+      if (!outcome.ok() || *outcome != Ledger::Outcome::kClaimed) {
+        if (options.max_tasks > 0) claimed.fetch_sub(1);
+      }
+      if (!outcome.ok()) {
+        LogWarning("claiming a task: " + outcome.status().ToString());
+        if (++consecutive_errors >= 20) {
+          std::lock_guard<std::mutex> lock(mu);
+          if (fatal.ok()) fatal = outcome.status();
+          finished = true;
+          break;
+        }
+        Nap(std::min(30000, 500 << std::min(consecutive_errors, 6)), finished);
+        continue;
+      }
+      consecutive_errors = 0;
+      switch (*outcome) {
+        case Ledger::Outcome::kClaimed:
+          run_one(t, attempt);
+          idle_since = std::chrono::steady_clock::now();
+          break;
+        case Ledger::Outcome::kAllDone:
+          ending = static_cast<int>(WorkerSummary::Ending::kAllDone);
+          finished = true;
+          break;
+        case Ledger::Outcome::kAllFinished:
+          ending = static_cast<int>(WorkerSummary::Ending::kAllFinishedWithFailures);
+          finished = true;
+          break;
+        case Ledger::Outcome::kWait: {
+          const double idle = std::chrono::duration<double>(
+                                  std::chrono::steady_clock::now() - idle_since)
+                                  .count();
+          if (options.idle_exit_seconds > 0 && idle >= options.idle_exit_seconds) {
+            ending = static_cast<int>(WorkerSummary::Ending::kIdle);
+            finished = true;
+            break;
+          }
+          Nap(wait_ms, finished);
+          break;
+        }
+      }
+    }
+  };
+
+  std::vector<std::thread> pool;
+  for (uint32_t i = 0; i < threads; ++i) pool.emplace_back(loop);
+  for (auto& th : pool) th.join();
+
+  // Give back whatever we still hold (stop requested, or a thread left early).
+  for (uint64_t t : ledger.Held()) {
+    Status s = ledger.Release(t);
+    if (!s.ok()) LogWarning("releasing task " + std::to_string(t) + ": " + s.ToString());
+    std::lock_guard<std::mutex> lock(mu);
+    ++summary.tasks_released;
+  }
+  finished = true;
+  background.join();
+  write_heartbeat(true);
+  std::filesystem::remove_all(scratch, ec);
+
+  if (!fatal.ok()) return fatal;
+  if (g_stop.load()) {
+    summary.ending = WorkerSummary::Ending::kStopped;
+  } else if (ending.load() >= 0) {
+    summary.ending = static_cast<WorkerSummary::Ending>(ending.load());
+  }
+  summary.ledger = ledger.counters();
+  summary.storage = store->counters();
+  summary.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return summary;
+}
+
+}  // namespace tokenmill

@@ -1,0 +1,52 @@
+// Worker: the loop of `tokenmill work STORE`. Claims tasks through the Ledger, runs them with
+// TaskRunner, publishes their shards, records them done; renews leases and writes heartbeats on
+// a background thread; gives its leases back when asked to stop.
+// Thread-safety: Run() is called once; RequestStop() may be called from any thread or from a
+// signal handler (it only stores to an atomic).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "tokenmill/base/status.h"
+#include "tokenmill/job/ledger.h"
+#include "tokenmill/job/protocol.h"
+
+namespace tokenmill {
+
+struct WorkerOptions {
+  std::string store;             // the job store location
+  uint32_t threads = 0;          // tasks run at once. Default (0): the CPUs this process may use
+  uint64_t max_tasks = 0;        // stop after this many tasks. Default (0): no limit
+  double idle_exit_seconds = 0;  // leave after this long with nothing to claim. Default (0): never
+  std::string scratch_dir;       // Default: $TMPDIR/tokenmill-<worker id>
+  std::string worker_id;         // Default: <host>-<pid>-<random>
+  // Test hook: the store is wrapped by this factory (fault injection). Default: none.
+  std::function<Storage*(Storage*)> wrap_store;
+};
+
+struct WorkerSummary {
+  enum class Ending { kAllDone, kAllFinishedWithFailures, kStopped, kMaxTasks, kIdle };
+  Ending ending = Ending::kAllDone;
+  uint64_t tasks_done = 0;     // by this worker
+  uint64_t tasks_failed = 0;   // attempts that failed in this worker
+  uint64_t tasks_released = 0; // leases given back on stop
+  uint64_t tasks_lost = 0;     // leases lost to another worker
+  TaskStats stats;
+  LedgerCounters ledger;
+  StorageCounters storage;
+  double seconds = 0;
+};
+
+// Stops a running worker soon (SIGTERM / SIGINT handlers call this).
+void RequestWorkerStop();
+bool WorkerStopRequested();
+
+// Runs a worker until the job is finished, it is stopped, or a limit is reached.
+StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options);
+
+// The number of CPUs this process may run on (sched_getaffinity), at least 1.
+uint32_t AvailableCpus();
+
+}  // namespace tokenmill

@@ -1,0 +1,180 @@
+"""`tokenmill run` on the sample corpus, `inspect`, `tokenize`, and clear errors for bad input."""
+
+import glob
+import gzip
+import json
+import os
+import shutil
+import struct
+import subprocess
+import tomllib
+import unittest
+
+import tmtest
+from tmtest import run, write_job, output_digests
+
+
+def example_job(tmp, name, output):
+    """The shipped example job with its paths made absolute and its output moved to `output`."""
+    src = os.path.join(tmtest.SOURCE_DIR, "examples", name)
+    with open(src, "rb") as f:
+        spec = tomllib.load(f)
+    base = os.path.dirname(src)
+    spec["input"]["paths"] = [os.path.normpath(os.path.join(base, p))
+                              for p in spec["input"]["paths"]]
+    spec["tokenizer"]["path"] = os.path.normpath(os.path.join(base, spec["tokenizer"]["path"]))
+    spec["output"]["path"] = output
+    spec.get("job", {}).pop("store", None)
+    lines = []
+    for table, values in spec.items():
+        lines.append("[%s]" % table)
+        for k, v in values.items():
+            lines.append("%s = %s" % (k, json.dumps(v)))
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def tfrecords(path):
+    """Yields the payloads of a TFRecord file (framing checked by inspect, not here)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    pos = 0
+    while pos < len(data):
+        (length,) = struct.unpack_from("<Q", data, pos)
+        yield data[pos + 12: pos + 12 + length]
+        pos += 12 + length + 4
+
+
+class RunTest(tmtest.TempDirTest):
+    def test_example_job_inspect_and_determinism(self):
+        out1 = self.path("a")
+        job1 = example_job(self.tmp, "electra-zh-en.toml", out1)
+        proc = run(["run", job1, "--quiet"])
+        summary = proc.stdout.strip().splitlines()[-1]
+        for word in ("documents", "tokens", "examples", "shards", "MB/s"):
+            self.assertIn(word, summary)
+        with open(os.path.join(out1, "manifest.json")) as f:
+            manifest = json.load(f)
+        shards = sorted(glob.glob(os.path.join(out1, "part-*.tfrecord")))
+        self.assertEqual([os.path.basename(s) for s in shards],
+                         [s["name"] for s in manifest["shards"]])
+        self.assertGreater(manifest["totals"]["examples"], 1000)
+        for key in ("documents", "lines", "tokens", "unk_tokens", "examples",
+                    "truncated_tokens", "dropped_bytes"):
+            self.assertIn(key, manifest["totals"])
+        for key in ("tokenmill_version", "tokenizer", "job"):
+            self.assertIn(key, manifest)
+        text = json.dumps(manifest)
+        for word in ("host", "time", "retries", out1):
+            self.assertNotIn(word, text)
+
+        insp = run(["inspect"] + shards + ["--json"])
+        report = json.loads(insp.stdout.strip().splitlines()[-1])
+        self.assertEqual(report["records"], manifest["totals"]["examples"])
+        shown = run(["inspect", shards[0], "--limit", "2", "--tokenizer",
+                     os.path.join(tmtest.DATA, "vocab", "bert-base-chinese", "vocab.txt")])
+        self.assertIn("[CLS]", shown.stdout)
+        self.assertIn("[SEP]", shown.stdout)
+
+        out2 = self.path("b")
+        run(["run", example_job(self.tmp, "electra-zh-en.toml", out2), "--quiet",
+             "--workers", "2"])
+        self.assertEqual(output_digests(out1), output_digests(out2))
+
+    def test_protoc_decodes_records(self):
+        if shutil.which("protoc") is None:
+            self.skipTest("protoc not installed (Debian protobuf-compiler)")
+        out = self.path("p")
+        run(["run", write_job(self.path("p.toml"), tmtest.sample_inputs(), out), "--quiet"])
+        shard = sorted(glob.glob(os.path.join(out, "part-*.tfrecord")))[0]
+        proto_dir = os.path.join(tmtest.SOURCE_DIR, "tests", "tools")
+        for i, payload in enumerate(tfrecords(shard)):
+            if i == 3:
+                break
+            dec = subprocess.run(["protoc", "--proto_path", proto_dir,
+                                  "--decode=tensorflow.Example", "tf_example.proto"],
+                                 input=payload, capture_output=True, check=True)
+            text = dec.stdout.decode()
+            for feature in ("input_ids", "input_mask", "segment_ids"):
+                self.assertIn('key: "%s"' % feature, text)
+            self.assertIn("value: 101", text)  # [CLS] of the Chinese vocab
+
+    def test_corrupt_shard_is_reported_with_offset(self):
+        out = self.path("c")
+        run(["run", write_job(self.path("c.toml"), tmtest.sample_inputs(), out), "--quiet"])
+        shard = sorted(glob.glob(os.path.join(out, "part-*.tfrecord")))[0]
+        bad = self.path("bad.tfrecord")
+        with open(shard, "rb") as f:
+            data = bytearray(f.read())
+        data[5000] ^= 0x40
+        with open(bad, "wb") as f:
+            f.write(data)
+        proc = run(["inspect", bad], check=False)
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("bad.tfrecord", proc.stderr)
+        self.assertIn("offset", proc.stderr)
+
+    def assert_fails(self, job, *needles, code=1):
+        proc = run(["run", job, "--quiet"], check=False)
+        self.assertEqual(proc.returncode, code, proc.stderr)
+        for n in needles:
+            self.assertIn(n, proc.stderr)
+        self.assertNotIn("Traceback", proc.stderr)
+        return proc
+
+    def test_bad_inputs_give_clear_errors(self):
+        out = self.path("e")
+        missing_vocab = write_job(self.path("v.toml"), tmtest.sample_inputs(), out,
+                                  tokenizer=self.path("nope", "vocab.txt"))
+        self.assert_fails(missing_vocab, "nope/vocab.txt")
+
+        vocab = self.path("vocab.txt")
+        with open(vocab, "w") as f:
+            f.write("[PAD]\n[UNK]\nhello\n")
+        no_cls = write_job(self.path("c.toml"), tmtest.sample_inputs(), out, tokenizer=vocab)
+        self.assert_fails(no_cls, "[CLS]", "vocab.txt")
+
+        no_match = write_job(self.path("g.toml"), [self.path("none", "*.txt")], out)
+        self.assert_fails(no_match, "none/*.txt")
+
+        bad = tmtest.truncated_gz(self.path("cut.txt.gz"))
+        trunc = write_job(self.path("t.toml"), [bad], self.path("t-out"), max_attempts=1)
+        self.assert_fails(trunc, "cut.txt.gz")
+
+        unknown = self.path("u.toml")
+        write_job(unknown, tmtest.sample_inputs(), out)
+        with open(unknown) as f:
+            text = f.read().replace("max_seq_length = 128", "max_seq_len = 128")
+        with open(unknown, "w") as f:
+            f.write(text)
+        proc = self.assert_fails(unknown, "max_seq_len", "u.toml")
+        self.assertRegex(proc.stderr, r"u\.toml:\d+")
+
+    def test_usage_errors_exit_2(self):
+        self.assertEqual(run(["run"], check=False).returncode, 2)
+        self.assertEqual(run(["frobnicate"], check=False).returncode, 2)
+        self.assertEqual(run(["--help"], check=False).returncode, 0)
+
+    def test_tokenize_matches_golden_edge_cases(self):
+        golden = os.path.join(tmtest.DATA, "golden")
+        cases = [
+            ("bert-base-uncased", ["--lowercase", "true", "--split-special-tokens", "false"],
+             "edge-cases.bert-base-uncased.ids.jsonl"),
+            ("bert-base-chinese", ["--lowercase", "false", "--split-special-tokens", "false"],
+             "edge-cases.bert-base-chinese.ids.jsonl"),
+        ]
+        for vocab, flags, name in cases:
+            ref = os.path.join(golden, name)
+            if not os.path.exists(ref):
+                self.skipTest("golden file %s not in the repo" % name)
+            proc = run(["tokenize", "--tokenizer",
+                        os.path.join(tmtest.DATA, "vocab", vocab, "vocab.txt")] + flags +
+                       [os.path.join(golden, "edge-cases.txt")])
+            with open(ref) as f:
+                self.assertEqual(proc.stdout.splitlines(), f.read().splitlines(), vocab)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,131 @@
+"""Shared helpers for tokenmill's end-to-end tests: run the real binary on real files."""
+
+import gzip
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+SOURCE_DIR = os.environ.get(
+    "TOKENMILL_SOURCE_DIR",
+    os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..")))
+BIN = os.environ.get("TOKENMILL_BIN", os.path.join(SOURCE_DIR, "build", "tokenmill"))
+SHARED = os.path.abspath(os.path.join(SOURCE_DIR, "..", "shared"))
+DATA = os.path.join(SOURCE_DIR, "data")
+
+
+def run(args, check=True, timeout=300, env=None, **kw):
+    """Runs tokenmill with args; returns the CompletedProcess (text mode)."""
+    full_env = dict(os.environ)
+    full_env.setdefault("TOKENMILL_LOG_LEVEL", "warning")
+    if env:
+        full_env.update(env)
+    proc = subprocess.run([BIN] + list(args), capture_output=True, text=True,
+                          timeout=timeout, env=full_env, **kw)
+    if check and proc.returncode != 0:
+        raise AssertionError(
+            "tokenmill %s exited %d\nstdout:\n%s\nstderr:\n%s" %
+            (" ".join(args), proc.returncode, proc.stdout, proc.stderr))
+    return proc
+
+
+def spawn(args, env=None, **kw):
+    full_env = dict(os.environ)
+    full_env.setdefault("TOKENMILL_LOG_LEVEL", "warning")
+    if env:
+        full_env.update(env)
+    return subprocess.Popen([BIN] + list(args), env=full_env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
+def write_job(path, inputs, output, tokenizer=None, kind="electra", fmt="tfrecord",
+              task_size="64KiB", lease_seconds=60, max_attempts=3, store=None,
+              input_format="text", extra_tokenizer="", extra_examples="", shard_size=None,
+              max_expiries=10):
+    tokenizer = tokenizer or os.path.join(DATA, "vocab", "bert-base-chinese", "vocab.txt")
+    lines = ["[input]",
+             "paths = [%s]" % ", ".join(json.dumps(p) for p in inputs),
+             'format = "%s"' % input_format,
+             "[tokenizer]",
+             "path = %s" % json.dumps(tokenizer)]
+    if kind == "electra":
+        lines.append("lowercase = true")
+    if extra_tokenizer:
+        lines.append(extra_tokenizer)
+    lines += ["[examples]", 'kind = "%s"' % kind]
+    if kind == "electra":
+        lines += ["max_seq_length = 128", "seed = 12345"]
+    if extra_examples:
+        lines.append(extra_examples)
+    lines += ["[output]", "path = %s" % json.dumps(output), 'format = "%s"' % fmt]
+    if shard_size:
+        lines.append('shard_size = "%s"' % shard_size)
+    lines += ["[job]", 'task_size = "%s"' % task_size, "lease_seconds = %d" % lease_seconds,
+              "max_attempts = %d" % max_attempts, "max_expiries = %d" % max_expiries]
+    if store:
+        lines.append("store = %s" % json.dumps(store))
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def output_digests(folder):
+    """{name: sha256} of the shards and the manifest in an output folder."""
+    out = {}
+    for name in sorted(os.listdir(folder)):
+        p = os.path.join(folder, name)
+        if os.path.isfile(p) and (name.startswith("part-") or name == "manifest.json"):
+            with open(p, "rb") as f:
+                out[name] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+def status_json(store, env=None):
+    return json.loads(run(["status", store, "--json"], env=env).stdout)
+
+
+def wait_for(predicate, timeout, interval=0.2, what="condition"):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return
+        time.sleep(interval)
+    raise AssertionError("timed out after %ss waiting for %s" % (timeout, what))
+
+
+class TempDirTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="tokenmill-e2e-")
+        self.procs = []
+
+    def tearDown(self):
+        for p in self.procs:
+            if p.poll() is None:
+                try:
+                    os.kill(p.pid, signal.SIGCONT)
+                    p.kill()
+                except ProcessLookupError:
+                    pass
+                p.wait()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def path(self, *parts):
+        return os.path.join(self.tmp, *parts)
+
+
+def sample_inputs():
+    return [os.path.join(DATA, "sample", "*.txt"), os.path.join(DATA, "sample", "*.txt.gz")]
+
+
+def truncated_gz(path, source_text_path=None):
+    """Writes a gzip file cut in the middle of its deflate stream."""
+    data = b"".join(b"line %d of a document\n" % i for i in range(20000))
+    blob = gzip.compress(data)
+    with open(path, "wb") as f:
+        f.write(blob[: len(blob) // 2])
+    return path
