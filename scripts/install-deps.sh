@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what tokenmill needs to build and test, from Debian 12's packages.
+#   scripts/install-deps.sh            build + test dependencies
+#   scripts/install-deps.sh --services also Ceph RGW (S3 tests) and Slurm (launcher tests)
+# Needs root (or sudo).
+set -euo pipefail
+
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+
+BUILD=(cmake ninja-build g++ pkg-config ca-certificates
+       libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev
+       libutf8proc-dev libpcre2-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libssl-dev
+       libgtest-dev libgmock-dev libbenchmark-dev)
+TEST=(python3 python3-numpy python3-protobuf protobuf-compiler shellcheck awscli curl gzip zstd
+      patchelf file)
+SERVICES=(ceph radosgw slurm-wlm munge)
+
+PACKAGES=("${BUILD[@]}" "${TEST[@]}")
+if [[ "${1:-}" == "--services" ]]; then PACKAGES+=("${SERVICES[@]}"); fi
+
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${PACKAGES[@]}"
