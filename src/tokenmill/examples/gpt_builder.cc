@@ -1,0 +1,67 @@
+#include "tokenmill/examples/gpt_builder.h"
+
+#include <algorithm>
+#include <string>
+
+namespace tokenmill {
+
+StatusOr<std::unique_ptr<GptBuilder>> GptBuilder::Create(const ExampleOptions& options,
+                                                         const Tokenizer& tokenizer) {
+  std::optional<uint32_t> eod_id;
+  if (options.append_eod) {
+    const SpecialTokens& specials = tokenizer.specials();
+    if (options.eod_token.has_value()) {
+      const std::string& token = *options.eod_token;
+      eod_id = tokenizer.TokenToId(token);
+      if (!eod_id.has_value()) {
+        const auto it = specials.all.find(token);
+        if (it != specials.all.end()) eod_id = it->second;
+      }
+      if (!eod_id.has_value()) {
+        return Status::InvalidArgument("eod_token '" + token +
+                                       "' is not a token of the tokenizer; set [examples] "
+                                       "eod_token to one of its tokens, or remove it to use "
+                                       "<|endoftext|>");
+      }
+    } else if (specials.eod.has_value()) {
+      eod_id = specials.eod;
+    } else {
+      return Status::InvalidArgument(
+          "the tokenizer has no end-of-document token <|endoftext|>; set [examples] eod_token "
+          "(e.g. \"[SEP]\") or append_eod = false");
+    }
+  }
+  return std::unique_ptr<GptBuilder>(new GptBuilder(tokenizer, eod_id, options.eod_first));
+}
+
+GptBuilder::GptBuilder(const Tokenizer& tokenizer, std::optional<uint32_t> eod_id, bool eod_first)
+    : tokenizer_(tokenizer),
+      eod_id_(eod_id),
+      eod_first_(eod_first),
+      unk_id_(tokenizer.specials().unk) {}
+
+Status GptBuilder::AddDocument(std::string_view text, const ExampleSink& sink) {
+  ++stats_.documents;
+  stats_.lines += 1 + static_cast<uint64_t>(std::count(text.begin(), text.end(), '\n'));
+  std::vector<uint32_t>& ids = example_.tokens;
+  ids.clear();
+  const bool eod_before = eod_id_.has_value() && eod_first_;
+  if (eod_before) ids.push_back(*eod_id_);
+  const size_t begin = ids.size();
+  tokenizer_.Encode(text, &ids);
+  const size_t added = ids.size() - begin;
+  if (added == 0) return Status::Ok();  // an empty document makes no example
+  stats_.tokens += added;
+  if (unk_id_.has_value()) {
+    stats_.unk_tokens += static_cast<uint64_t>(
+        std::count(ids.begin() + static_cast<std::ptrdiff_t>(begin), ids.end(), *unk_id_));
+  }
+  if (eod_id_.has_value() && !eod_first_) ids.push_back(*eod_id_);
+  example_.num_real_tokens = static_cast<uint32_t>(ids.size());
+  ++stats_.examples;
+  return sink(example_);
+}
+
+Status GptBuilder::Finish(const ExampleSink& sink) { return Status::Ok(); }
+
+}  // namespace tokenmill

@@ -1,0 +1,48 @@
+// GptBuilder: one example per document, for GPT-style pre-training (Megatron, llm.c).
+//
+// A document's example is the tokenizer's ids of its whole text (lines joined with '\n') with
+// the end-of-document token after it (append_eod, the Megatron layout) or before it (eod_first,
+// the llm.c layout, where every document starts with <|endoftext|>). A document with no ids
+// makes no example. Packing into fixed-length sequences is the trainer's job.
+// Thread-safety: one builder per thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "tokenmill/base/status.h"
+#include "tokenmill/examples/example_builder.h"
+#include "tokenmill/tokenizer/tokenizer.h"
+
+namespace tokenmill {
+
+class GptBuilder : public ExampleBuilder {
+ public:
+  // The end-of-document token is options.eod_token (looked up with TokenToId, then among the
+  // special tokens) or else the tokenizer's <|endoftext|>. Fails with InvalidArgument naming the
+  // token if append_eod is set and the token does not exist.
+  static StatusOr<std::unique_ptr<GptBuilder>> Create(const ExampleOptions& options,
+                                                      const Tokenizer& tokenizer);
+
+  Status AddDocument(std::string_view text, const ExampleSink& sink) override;
+  // Nothing is ever buffered: a no-op.
+  Status Finish(const ExampleSink& sink) override;
+  const BuilderStats& stats() const override { return stats_; }
+
+  // The end-of-document id, or nullopt if append_eod is false.
+  std::optional<uint32_t> eod_id() const { return eod_id_; }
+
+ private:
+  GptBuilder(const Tokenizer& tokenizer, std::optional<uint32_t> eod_id, bool eod_first);
+
+  const Tokenizer& tokenizer_;
+  const std::optional<uint32_t> eod_id_;
+  const bool eod_first_;
+  const std::optional<uint32_t> unk_id_;
+  Example example_;
+  BuilderStats stats_;
+};
+
+}  // namespace tokenmill
