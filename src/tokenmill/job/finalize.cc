@@ -1,10 +1,15 @@
 #include "tokenmill/job/finalize.h"
 
+#include <stdlib.h>
+
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 
 #include "tokenmill/base/sha256.h"
+#include "tokenmill/formats/megatron_merge.h"
 #include "tokenmill/job/job_spec.h"
 #include "tokenmill/job/planner.h"
 #include "tokenmill/storage/storage.h"
@@ -33,6 +38,52 @@ Status VerifyShard(Storage& output, const std::string& url, const ShardEntry& sh
   if (hash.HexDigest() != shard.sha256) {
     return Status::DataLoss("shard " + url + " does not match the sha256 in its done record");
   }
+  return Status::Ok();
+}
+
+// Merges every Megatron prefix into <output>/merged.{bin,idx}. Remote shards are copied to a
+// local scratch folder first; the merged files are published like shards.
+Status MergeShards(Storage& output, const std::string& output_path,
+                   const std::vector<std::string>& prefixes) {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string scratch = std::string(tmp && *tmp ? tmp : "/tmp") + "/tokenmill-merge-XXXXXX";
+  if (mkdtemp(scratch.data()) == nullptr) return Status::IoError("cannot create " + scratch);
+  auto cleanup = [&] { std::filesystem::remove_all(scratch); };
+  std::vector<std::string> local;
+  for (const auto& prefix : prefixes) {
+    if (!IsUrl(prefix)) {
+      local.push_back(prefix);
+      continue;
+    }
+    const std::string dst = scratch + "/" + Basename(prefix);
+    for (const char* ext : {".bin", ".idx"}) {
+      auto data = output.Read(prefix + ext);
+      if (!data.ok()) {
+        cleanup();
+        return data.status();
+      }
+      std::ofstream f(dst + ext, std::ios::binary);
+      f.write(data->data(), static_cast<std::streamsize>(data->size()));
+      if (!f) {
+        cleanup();
+        return Status::IoError("cannot write " + dst + ext);
+      }
+    }
+    local.push_back(dst);
+  }
+  auto merged = MergeMegatron(local, scratch + "/merged");
+  if (!merged.ok()) {
+    cleanup();
+    return merged.status();
+  }
+  for (const auto& file : *merged) {
+    Status s = output.WriteFile(JoinPath(output_path, Basename(file.local_path)), file.local_path);
+    if (!s.ok()) {
+      cleanup();
+      return s;
+    }
+  }
+  cleanup();
   return Status::Ok();
 }
 
@@ -135,9 +186,7 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
     std::string lines;
     for (const auto& p : megatron_prefixes) lines += p + "\n";
     TM_RETURN_IF_ERROR(output->Write(JoinPath(spec.output.path, "megatron-prefixes.txt"), lines));
-    if (options.merge) {
-      return Status::Unimplemented("--merge is wired in the CLI");
-    }
+    if (options.merge) TM_RETURN_IF_ERROR(MergeShards(*output, spec.output.path, megatron_prefixes));
   }
   return result;
 }
