@@ -172,12 +172,13 @@ Status Ledger::MarkFailed(uint64_t task, const std::string& reason, const std::s
 }
 
 Status Ledger::Refresh() {
+  // Counted as an object store bills them: one request per page of 1000 keys.
   auto list = [&](const std::string& prefix) -> StatusOr<std::vector<ObjectInfo>> {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++counters_.listings;
-    }
-    return store_->List(prefix);
+    auto objects = store_->List(prefix);
+    std::lock_guard<std::mutex> lock(mu_);
+    counters_.listings += objects.ok() ? 1 + (objects->size() > 0 ? (objects->size() - 1) / 1000 : 0)
+                                       : 1;
+    return objects;
   };
   TM_ASSIGN_OR_RETURN(auto leases, list(paths_.LeasesPrefix()));
   TM_ASSIGN_OR_RETURN(auto done, list(paths_.DonePrefix()));
