@@ -217,7 +217,8 @@ std::string FormatStatusJson(const JobStatus& s) {
                        {"records", w.records},
                        {"listings", w.listings},
                        {"lease_reads", w.lease_reads},
-                       {"retries", w.retries}});
+                       {"retries", w.retries},
+                       {"heartbeats", w.heartbeats}});
   }
   j["workers"] = workers;
   j["launches"] = s.launches;

@@ -29,7 +29,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ErrorRecord, task, attempt, hold
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerHeartbeat, id, host, pid, threads,
                                                 started_at_ms, last_seen_ms, exited, tasks_done,
                                                 tasks_failed, stats, claims, claim_conflicts,
-                                                renewals, records, listings, lease_reads, retries)
+                                                renewals, records, listings, lease_reads, retries,
+                                                heartbeats)
 
 namespace {
 

@@ -141,7 +141,7 @@ struct WorkerHeartbeat {
   TaskStats stats;
   // Coordination requests made by this worker.
   uint64_t claims = 0, claim_conflicts = 0, renewals = 0, records = 0, listings = 0,
-           lease_reads = 0, retries = 0;
+           lease_reads = 0, retries = 0, heartbeats = 0;
 };
 
 std::string ToJson(const TaskDef& v);

@@ -127,6 +127,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
       heartbeat.listings = c.listings;
       heartbeat.lease_reads = c.lease_reads;
       heartbeat.retries = store->counters().retries;
+      ++heartbeat.heartbeats;
       hb = heartbeat;
     }
     Status s = store->Write(paths.Worker(worker_id), ToJson(hb));
