@@ -1,0 +1,110 @@
+// Helpers for the formats/ tests: a temporary folder, whole-file reads and example factories.
+// Test-only. Thread-safety: none needed.
+#pragma once
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tokenmill/examples/example.h"
+
+namespace tokenmill::testing {
+
+// A fresh folder under $TMPDIR (or /tmp), deleted with its content on destruction.
+class TempDir {
+ public:
+  TempDir() {
+    const char* base = std::getenv("TMPDIR");
+    std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/tm-formats-XXXXXX";
+    std::vector<char> buf(pattern.begin(), pattern.end());
+    buf.push_back('\0');
+    path_ = ::mkdtemp(buf.data()) != nullptr ? std::string(buf.data()) : std::string();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  std::string Join(const std::string& name) const { return path_ + "/" + name; }
+  // File names in the folder, sorted.
+  std::vector<std::string> List() const {
+    std::vector<std::string> names;
+    for (const auto& e : std::filesystem::directory_iterator(path_)) {
+      names.push_back(e.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+ private:
+  std::string path_;
+};
+
+inline std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline void WriteAll(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << data;
+}
+
+// A GPT example: the given ids, all real.
+inline Example Gpt(std::vector<uint32_t> tokens) {
+  Example e;
+  e.tokens = std::move(tokens);
+  e.num_real_tokens = static_cast<uint32_t>(e.tokens.size());
+  return e;
+}
+
+// An ELECTRA-style example: `real` ids padded with 0 to `length`, segment B from `split`.
+inline Example Electra(const std::vector<uint32_t>& real, size_t length, size_t split) {
+  Example e;
+  e.tokens = real;
+  e.tokens.resize(length, 0);
+  e.input_mask.assign(length, 0);
+  e.segment_ids.assign(length, 0);
+  for (size_t i = 0; i < real.size(); ++i) {
+    e.input_mask[i] = 1;
+    e.segment_ids[i] = i >= split ? 1 : 0;
+  }
+  e.num_real_tokens = static_cast<uint32_t>(real.size());
+  return e;
+}
+
+// Deterministic pseudo-random GPT documents: lengths 1..max_len, ids below vocab, eod first.
+inline std::vector<Example> GptDocuments(size_t count, size_t max_len, uint32_t vocab, uint32_t eod,
+                                         uint64_t seed) {
+  std::vector<Example> docs;
+  uint64_t x = seed * 6364136223846793005ull + 1442695040888963407ull;
+  auto next = [&x]() {
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    return x * 2685821657736338717ull;
+  };
+  for (size_t d = 0; d < count; ++d) {
+    size_t len = 1 + next() % max_len;
+    std::vector<uint32_t> ids = {eod};
+    for (size_t i = 1; i < len; ++i) {
+      uint32_t t = static_cast<uint32_t>(next() % vocab);
+      ids.push_back(t == eod ? (t + 1) % vocab : t);
+    }
+    docs.push_back(Gpt(std::move(ids)));
+  }
+  return docs;
+}
+
+}  // namespace tokenmill::testing

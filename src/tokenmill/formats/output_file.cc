@@ -1,0 +1,141 @@
+#include "tokenmill/formats/output_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+namespace tokenmill {
+namespace {
+
+Status ErrnoStatus(const std::string& path, const char* what, int err) {
+  std::string message = path + ": " + what + ": " + std::strerror(err);
+  if (err == ENOENT) return Status::NotFound(message);
+  if (err == EACCES || err == EPERM) return Status::PermissionDenied(message);
+  return Status::IoError(message);
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path,
+                                                         size_t buffer_size) {
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return ErrnoStatus(path, "cannot create", errno);
+  return std::unique_ptr<OutputFile>(new OutputFile(path, fd, buffer_size));
+}
+
+OutputFile::OutputFile(std::string path, int fd, size_t buffer_size)
+    : path_(std::move(path)), fd_(fd), buffer_size_(buffer_size) {
+  buffer_.reserve(buffer_size_);
+}
+
+OutputFile::~OutputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status OutputFile::Append(std::string_view data) {
+  if (fd_ < 0) return Status::FailedPrecondition(path_ + ": append after close");
+  bytes_ += data.size();
+  if (buffer_.size() + data.size() <= buffer_size_) {
+    buffer_.append(data);
+    return Status::Ok();
+  }
+  TM_RETURN_IF_ERROR(Flush());
+  if (data.size() < buffer_size_) {
+    buffer_.append(data);
+    return Status::Ok();
+  }
+  hash_.Update(data);  // large writes skip the buffer
+  return WriteAll(data.data(), data.size());
+}
+
+Status OutputFile::WriteAll(const char* data, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = ::write(fd_, data + done, n - done);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus(path_, "write failed", errno);
+    }
+    done += static_cast<size_t>(w);
+  }
+  return Status::Ok();
+}
+
+Status OutputFile::Flush() {
+  hash_.Update(buffer_);
+  TM_RETURN_IF_ERROR(WriteAll(buffer_.data(), buffer_.size()));
+  buffer_.clear();
+  return Status::Ok();
+}
+
+Status OutputFile::WriteAt(uint64_t offset, std::string_view data) {
+  if (fd_ < 0) return Status::FailedPrecondition(path_ + ": write after close");
+  if (offset > bytes_ || data.size() > bytes_ - offset) {
+    return Status::Internal(path_ + ": WriteAt past the bytes written");
+  }
+  TM_RETURN_IF_ERROR(Flush());
+  size_t done = 0;
+  while (done < data.size()) {
+    ssize_t w =
+        ::pwrite(fd_, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus(path_, "write failed", errno);
+    }
+    done += static_cast<size_t>(w);
+  }
+  rewritten_ = true;
+  return Status::Ok();
+}
+
+Status OutputFile::HashFromDisk() {
+  Sha256 hash;
+  std::string chunk(std::min<uint64_t>(bytes_, 1 << 20), '\0');
+  uint64_t offset = 0;
+  while (offset < bytes_) {
+    size_t want = static_cast<size_t>(std::min<uint64_t>(chunk.size(), bytes_ - offset));
+    ssize_t n = ::pread(fd_, chunk.data(), want, static_cast<off_t>(offset));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return ErrnoStatus(path_, "read back failed", errno);
+    }
+    if (n == 0) return Status::IoError(path_ + ": file shorter than written");
+    hash.Update(std::string_view(chunk.data(), static_cast<size_t>(n)));
+    offset += static_cast<uint64_t>(n);
+  }
+  sha256_ = hash.HexDigest();
+  return Status::Ok();
+}
+
+Status OutputFile::Close() {
+  if (fd_ < 0) return Status::FailedPrecondition(path_ + ": closed twice");
+  Status status = Flush();
+  if (status.ok() && ::fsync(fd_) != 0) status = ErrnoStatus(path_, "fsync failed", errno);
+  if (status.ok() && rewritten_) status = HashFromDisk();
+  if (::close(fd_) != 0 && status.ok()) status = ErrnoStatus(path_, "close failed", errno);
+  fd_ = -1;
+  if (status.ok() && !rewritten_) sha256_ = hash_.HexDigest();
+  return status;
+}
+
+Status SyncDir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus(dir, "cannot open folder", errno);
+  Status status;
+  if (::fsync(fd) != 0 && errno != EINVAL) status = ErrnoStatus(dir, "fsync failed", errno);
+  ::close(fd);
+  return status;
+}
+
+Status RemoveFile(const std::string& path) {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    return ErrnoStatus(path, "cannot delete", errno);
+  }
+  return Status::Ok();
+}
+
+}  // namespace tokenmill

@@ -1,0 +1,397 @@
+#include "tokenmill/formats/tf_example.h"
+
+#include <cstring>
+#include <limits>
+#include <utility>
+
+#include "tokenmill/base/endian.h"
+
+namespace tokenmill {
+namespace {
+
+// Protobuf wire types.
+constexpr uint32_t kVarint = 0;
+constexpr uint32_t kFixed64 = 1;
+constexpr uint32_t kLengthDelimited = 2;
+constexpr uint32_t kFixed32 = 5;
+
+constexpr char Tag(uint32_t field, uint32_t wire_type) {
+  return static_cast<char>((field << 3) | wire_type);
+}
+
+size_t VarintSize(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
+}
+
+void PutVarint(std::string* out, uint64_t v) {
+  char buf[10];
+  size_t n = 0;
+  while (v >= 0x80) {
+    buf[n++] = static_cast<char>((v & 0x7f) | 0x80);
+    v >>= 7;
+  }
+  buf[n++] = static_cast<char>(v);
+  out->append(buf, n);
+}
+
+// The nested sizes of one map entry holding an Int64List.
+struct FeatureSizes {
+  size_t packed = 0;   // the packed varints
+  size_t list = 0;     // Int64List (field 1 omitted when empty, as proto3 does)
+  size_t feature = 0;  // Feature { int64_list = 3 }
+  size_t entry = 0;    // map entry { key = 1, value = 2 }
+};
+
+template <typename T>
+FeatureSizes SizesOf(std::string_view key, const std::vector<T>& values) {
+  FeatureSizes s;
+  for (T v : values) s.packed += VarintSize(static_cast<uint64_t>(v));
+  s.list = values.empty() ? 0 : 1 + VarintSize(s.packed) + s.packed;
+  s.feature = 1 + VarintSize(s.list) + s.list;
+  s.entry = 1 + VarintSize(key.size()) + key.size() + 1 + VarintSize(s.feature) + s.feature;
+  return s;
+}
+
+template <typename T>
+void PutFeature(std::string_view key, const std::vector<T>& values, const FeatureSizes& s,
+                std::string* out) {
+  out->push_back(Tag(1, kLengthDelimited));  // Features.feature: a map entry
+  PutVarint(out, s.entry);
+  out->push_back(Tag(1, kLengthDelimited));  // entry.key
+  PutVarint(out, key.size());
+  out->append(key);
+  out->push_back(Tag(2, kLengthDelimited));  // entry.value: Feature
+  PutVarint(out, s.feature);
+  out->push_back(Tag(3, kLengthDelimited));  // Feature.int64_list
+  PutVarint(out, s.list);
+  if (values.empty()) return;
+  out->push_back(Tag(1, kLengthDelimited));  // Int64List.value, packed
+  PutVarint(out, s.packed);
+  for (T v : values) PutVarint(out, static_cast<uint64_t>(v));
+}
+
+// A bounds-checked cursor over protobuf wire format. Errors carry the offset from `base`.
+class WireReader {
+ public:
+  WireReader(std::string_view data, size_t base) : data_(data), base_(base) {}
+
+  bool done() const { return pos_ == data_.size(); }
+  size_t offset() const { return base_ + pos_; }
+
+  Status Varint(uint64_t* v) {
+    uint64_t result = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos_ == data_.size()) return Error("truncated varint");
+      uint8_t b = static_cast<uint8_t>(data_[pos_++]);
+      result |= static_cast<uint64_t>(b & 0x7f) << shift;
+      if ((b & 0x80) == 0) {
+        *v = result;
+        return Status::Ok();
+      }
+    }
+    return Error("varint longer than 10 bytes");
+  }
+
+  // Reads a field key; field numbers start at 1.
+  Status Key(uint32_t* field, uint32_t* wire_type) {
+    uint64_t key;
+    TM_RETURN_IF_ERROR(Varint(&key));
+    if ((key >> 3) == 0 || (key >> 3) > std::numeric_limits<uint32_t>::max()) {
+      return Error("invalid field number");
+    }
+    *field = static_cast<uint32_t>(key >> 3);
+    *wire_type = static_cast<uint32_t>(key & 7);
+    return Status::Ok();
+  }
+
+  // Reads a length-delimited payload; *sub_base is its offset.
+  Status Bytes(std::string_view* out, size_t* sub_base) {
+    uint64_t len;
+    TM_RETURN_IF_ERROR(Varint(&len));
+    if (len > data_.size() - pos_) return Error("length-delimited field runs past its message");
+    *sub_base = base_ + pos_;
+    *out = data_.substr(pos_, len);
+    pos_ += len;
+    return Status::Ok();
+  }
+
+  Status Fixed(size_t n, std::string_view* out) {
+    if (n > data_.size() - pos_) return Error("truncated fixed-width field");
+    *out = data_.substr(pos_, n);
+    pos_ += n;
+    return Status::Ok();
+  }
+
+  Status Skip(uint32_t wire_type) {
+    uint64_t v;
+    std::string_view s;
+    size_t b;
+    switch (wire_type) {
+      case kVarint:
+        return Varint(&v);
+      case kFixed64:
+        return Fixed(8, &s);
+      case kLengthDelimited:
+        return Bytes(&s, &b);
+      case kFixed32:
+        return Fixed(4, &s);
+      default:
+        return Error("unsupported wire type " + std::to_string(wire_type));
+    }
+  }
+
+  Status Error(const std::string& what) const {
+    return Status::DataLoss("invalid tf.train.Example: " + what + " at byte " +
+                            std::to_string(offset()) + " of the record");
+  }
+
+ private:
+  std::string_view data_;
+  size_t base_;
+  size_t pos_ = 0;
+};
+
+Status ParseInt64List(std::string_view data, size_t base, std::vector<int64_t>* out) {
+  WireReader r(data, base);
+  while (!r.done()) {
+    uint32_t field, wire;
+    TM_RETURN_IF_ERROR(r.Key(&field, &wire));
+    if (field == 1 && wire == kLengthDelimited) {
+      std::string_view packed;
+      size_t sub;
+      TM_RETURN_IF_ERROR(r.Bytes(&packed, &sub));
+      WireReader p(packed, sub);
+      while (!p.done()) {
+        uint64_t v;
+        TM_RETURN_IF_ERROR(p.Varint(&v));
+        out->push_back(static_cast<int64_t>(v));
+      }
+    } else if (field == 1 && wire == kVarint) {
+      uint64_t v;
+      TM_RETURN_IF_ERROR(r.Varint(&v));
+      out->push_back(static_cast<int64_t>(v));
+    } else {
+      TM_RETURN_IF_ERROR(r.Skip(wire));
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseFloatList(std::string_view data, size_t base, std::vector<float>* out) {
+  auto decode = [](std::string_view four) {
+    uint32_t bits = GetFixedLE<uint32_t>(four.data());
+    float f;
+    std::memcpy(&f, &bits, sizeof(f));
+    return f;
+  };
+  WireReader r(data, base);
+  while (!r.done()) {
+    uint32_t field, wire;
+    TM_RETURN_IF_ERROR(r.Key(&field, &wire));
+    if (field == 1 && wire == kLengthDelimited) {
+      std::string_view packed;
+      size_t sub;
+      TM_RETURN_IF_ERROR(r.Bytes(&packed, &sub));
+      if (packed.size() % 4 != 0) return r.Error("packed float list not a multiple of 4 bytes");
+      for (size_t i = 0; i < packed.size(); i += 4) out->push_back(decode(packed.substr(i, 4)));
+    } else if (field == 1 && wire == kFixed32) {
+      std::string_view four;
+      TM_RETURN_IF_ERROR(r.Fixed(4, &four));
+      out->push_back(decode(four));
+    } else {
+      TM_RETURN_IF_ERROR(r.Skip(wire));
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseBytesList(std::string_view data, size_t base, std::vector<std::string>* out) {
+  WireReader r(data, base);
+  while (!r.done()) {
+    uint32_t field, wire;
+    TM_RETURN_IF_ERROR(r.Key(&field, &wire));
+    if (field == 1 && wire == kLengthDelimited) {
+      std::string_view value;
+      size_t sub;
+      TM_RETURN_IF_ERROR(r.Bytes(&value, &sub));
+      out->emplace_back(value);
+    } else {
+      TM_RETURN_IF_ERROR(r.Skip(wire));
+    }
+  }
+  return Status::Ok();
+}
+
+// Merges a serialized Feature into *feature (a oneof: a new kind replaces the old one).
+Status ParseFeature(std::string_view data, size_t base, TfFeature* feature) {
+  WireReader r(data, base);
+  while (!r.done()) {
+    uint32_t field, wire;
+    TM_RETURN_IF_ERROR(r.Key(&field, &wire));
+    if (field < 1 || field > 3 || wire != kLengthDelimited) {
+      TM_RETURN_IF_ERROR(r.Skip(wire));
+      continue;
+    }
+    std::string_view list;
+    size_t sub;
+    TM_RETURN_IF_ERROR(r.Bytes(&list, &sub));
+    static constexpr TfFeature::Kind kKinds[] = {
+        TfFeature::Kind::kBytesList, TfFeature::Kind::kFloatList, TfFeature::Kind::kInt64List};
+    TfFeature::Kind kind = kKinds[field - 1];
+    if (feature->kind != kind) {
+      *feature = TfFeature();
+      feature->kind = kind;
+    }
+    switch (kind) {
+      case TfFeature::Kind::kBytesList:
+        TM_RETURN_IF_ERROR(ParseBytesList(list, sub, &feature->bytes_list));
+        break;
+      case TfFeature::Kind::kFloatList:
+        TM_RETURN_IF_ERROR(ParseFloatList(list, sub, &feature->float_list));
+        break;
+      default:
+        TM_RETURN_IF_ERROR(ParseInt64List(list, sub, &feature->int64_list));
+        break;
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseMapEntry(std::string_view data, size_t base, TfFeatures* features) {
+  WireReader r(data, base);
+  std::string key;
+  TfFeature value;
+  while (!r.done()) {
+    uint32_t field, wire;
+    TM_RETURN_IF_ERROR(r.Key(&field, &wire));
+    if ((field == 1 || field == 2) && wire == kLengthDelimited) {
+      std::string_view bytes;
+      size_t sub;
+      TM_RETURN_IF_ERROR(r.Bytes(&bytes, &sub));
+      if (field == 1) {
+        key.assign(bytes);
+      } else {
+        TM_RETURN_IF_ERROR(ParseFeature(bytes, sub, &value));
+      }
+    } else {
+      TM_RETURN_IF_ERROR(r.Skip(wire));
+    }
+  }
+  (*features)[key] = std::move(value);  // a repeated key: the last entry wins
+  return Status::Ok();
+}
+
+Status ParseFeatures(std::string_view data, size_t base, TfFeatures* features) {
+  WireReader r(data, base);
+  while (!r.done()) {
+    uint32_t field, wire;
+    TM_RETURN_IF_ERROR(r.Key(&field, &wire));
+    if (field == 1 && wire == kLengthDelimited) {
+      std::string_view entry;
+      size_t sub;
+      TM_RETURN_IF_ERROR(r.Bytes(&entry, &sub));
+      TM_RETURN_IF_ERROR(ParseMapEntry(entry, sub, features));
+    } else {
+      TM_RETURN_IF_ERROR(r.Skip(wire));
+    }
+  }
+  return Status::Ok();
+}
+
+template <typename T>
+Status ToVector(const TfFeatures& features, std::string_view key, bool required, size_t length,
+                std::vector<T>* out) {
+  auto it = features.find(key);
+  if (it == features.end()) {
+    if (!required) return Status::Ok();
+    return Status::DataLoss("tf.train.Example has no '" + std::string(key) + "' feature");
+  }
+  const TfFeature& f = it->second;
+  if (f.kind != TfFeature::Kind::kInt64List) {
+    return Status::DataLoss("tf.train.Example feature '" + std::string(key) +
+                            "' is not an int64_list");
+  }
+  if (!required && f.int64_list.size() != length) {
+    return Status::DataLoss("tf.train.Example feature '" + std::string(key) + "' has " +
+                            std::to_string(f.int64_list.size()) + " values, input_ids has " +
+                            std::to_string(length));
+  }
+  out->reserve(f.int64_list.size());
+  for (size_t i = 0; i < f.int64_list.size(); ++i) {
+    int64_t v = f.int64_list[i];
+    if (v < 0 || static_cast<uint64_t>(v) > std::numeric_limits<T>::max()) {
+      return Status::DataLoss("tf.train.Example feature '" + std::string(key) + "' value " +
+                              std::to_string(v) + " at position " + std::to_string(i) +
+                              " is out of range");
+    }
+    out->push_back(static_cast<T>(v));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void EncodeTfExample(const Example& example, std::string* out) {
+  // Map entries sorted by key: input_ids < input_mask < segment_ids.
+  const FeatureSizes ids = SizesOf(kInputIdsKey, example.tokens);
+  const bool has_mask = !example.input_mask.empty();
+  const bool has_segments = !example.segment_ids.empty();
+  FeatureSizes mask, segments;
+  size_t features = 1 + VarintSize(ids.entry) + ids.entry;
+  if (has_mask) {
+    mask = SizesOf(kInputMaskKey, example.input_mask);
+    features += 1 + VarintSize(mask.entry) + mask.entry;
+  }
+  if (has_segments) {
+    segments = SizesOf(kSegmentIdsKey, example.segment_ids);
+    features += 1 + VarintSize(segments.entry) + segments.entry;
+  }
+  out->reserve(out->size() + 1 + VarintSize(features) + features);
+  out->push_back(Tag(1, kLengthDelimited));  // Example.features
+  PutVarint(out, features);
+  PutFeature(kInputIdsKey, example.tokens, ids, out);
+  if (has_mask) PutFeature(kInputMaskKey, example.input_mask, mask, out);
+  if (has_segments) PutFeature(kSegmentIdsKey, example.segment_ids, segments, out);
+}
+
+StatusOr<TfFeatures> ParseTfExample(std::string_view data) {
+  TfFeatures features;
+  WireReader r(data, 0);
+  while (!r.done()) {
+    uint32_t field, wire;
+    TM_RETURN_IF_ERROR(r.Key(&field, &wire));
+    if (field == 1 && wire == kLengthDelimited) {
+      std::string_view bytes;
+      size_t sub;
+      TM_RETURN_IF_ERROR(r.Bytes(&bytes, &sub));
+      TM_RETURN_IF_ERROR(ParseFeatures(bytes, sub, &features));  // repeated: merged
+    } else {
+      TM_RETURN_IF_ERROR(r.Skip(wire));
+    }
+  }
+  return features;
+}
+
+Status DecodeTfExample(std::string_view data, Example* example) {
+  TM_ASSIGN_OR_RETURN(TfFeatures features, ParseTfExample(data));
+  Example result;
+  TM_RETURN_IF_ERROR(ToVector(features, kInputIdsKey, true, 0, &result.tokens));
+  TM_RETURN_IF_ERROR(
+      ToVector(features, kInputMaskKey, false, result.tokens.size(), &result.input_mask));
+  TM_RETURN_IF_ERROR(
+      ToVector(features, kSegmentIdsKey, false, result.tokens.size(), &result.segment_ids));
+  if (result.input_mask.empty()) {
+    result.num_real_tokens = static_cast<uint32_t>(result.tokens.size());
+  } else {
+    for (uint8_t m : result.input_mask) result.num_real_tokens += m != 0 ? 1 : 0;
+  }
+  *example = std::move(result);
+  return Status::Ok();
+}
+
+}  // namespace tokenmill

@@ -1,0 +1,207 @@
+#include "tokenmill/formats/tf_example.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tokenmill/formats/formats_testing.h"
+
+namespace tokenmill {
+namespace {
+
+std::string Hex(std::string_view s) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+  return out;
+}
+
+std::string Unhex(std::string_view hex) {
+  std::string out;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<char>(std::stoi(std::string(hex.substr(i, 2)), nullptr, 16)));
+  }
+  return out;
+}
+
+// tokens {7, 300}, input_mask {1, 0}, segment_ids {0, 0}, derived by hand from the wire format
+// (300 = varint ac 02) and equal to `protoc --encode=tensorflow.Example` of the same text.
+constexpr std::string_view kTinyExampleHex =
+    "0a43"  // Example.features, 67 bytes
+    "0a14"
+    "0a09"
+    "696e7075745f696473"
+    "1207"
+    "1a05"
+    "0a03"
+    "07ac02"  // input_ids
+    "0a14"
+    "0a0a"
+    "696e7075745f6d61736b"
+    "1206"
+    "1a04"
+    "0a02"
+    "0100"  // input_mask
+    "0a15"
+    "0a0b"
+    "7365676d656e745f696473"
+    "1206"
+    "1a04"
+    "0a02"
+    "0000";  // segment_ids
+
+Example Tiny() {
+  Example e;
+  e.tokens = {7, 300};
+  e.input_mask = {1, 0};
+  e.segment_ids = {0, 0};
+  e.num_real_tokens = 1;
+  return e;
+}
+
+TEST(TfExample, EncodesExactBytes) {
+  std::string out;
+  EncodeTfExample(Tiny(), &out);
+  EXPECT_EQ(Hex(out), kTinyExampleHex);
+}
+
+TEST(TfExample, GptExampleHasOnlyInputIds) {
+  std::string out;
+  EncodeTfExample(testing::Gpt({1, 2, 3}), &out);
+  // features { feature { key: "input_ids" value { int64_list { value: [1, 2, 3] } } } }, as
+  // protoc --encode=tensorflow.Example gives it.
+  EXPECT_EQ(Hex(out),
+            "0a16"
+            "0a14"
+            "0a09696e7075745f696473"
+            "1207"
+            "1a05"
+            "0a03010203");
+}
+
+TEST(TfExample, EmptyListOmitsTheValueField) {
+  std::string out;
+  EncodeTfExample(testing::Gpt({}), &out);
+  EXPECT_EQ(Hex(out),
+            "0a11"
+            "0a0f"
+            "0a09696e7075745f696473"
+            "1202"
+            "1a00");
+  Example back;
+  ASSERT_TRUE(DecodeTfExample(out, &back).ok());
+  EXPECT_TRUE(back.tokens.empty());
+}
+
+TEST(TfExample, RoundTrip) {
+  Example e = testing::Electra({101, 2023, 2003, 102, 1037, 102}, 16, 4);
+  e.tokens[0] = 4294967295u;  // the largest id survives too
+  std::string out;
+  EncodeTfExample(e, &out);
+  Example back;
+  ASSERT_TRUE(DecodeTfExample(out, &back).ok());
+  EXPECT_EQ(back.tokens, e.tokens);
+  EXPECT_EQ(back.input_mask, e.input_mask);
+  EXPECT_EQ(back.segment_ids, e.segment_ids);
+  EXPECT_EQ(back.num_real_tokens, 6u);
+}
+
+TEST(TfExample, DecodesUnpackedReorderedAndUnknownFields) {
+  // Example { unknown varint field 5 = 1; features { feature {
+  //   value { int64_list { value: 5 value: 6 (unpacked) } } key: "input_ids" (value first) } } }
+  std::string features = Unhex(
+      "0a15"  // map entry, 21 bytes
+      "1208"
+      "1a06"
+      "0805"
+      "0806"
+      "2001"                      // value: Feature{int64_list{1:5, 1:6, 4:1 unknown}}
+      "0a09696e7075745f696473");  // key
+  std::string example = Unhex("2801") + "\x0a" + std::string(1, char(features.size())) + features;
+  Example back;
+  Status s = DecodeTfExample(example, &back);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(back.tokens, (std::vector<uint32_t>{5, 6}));
+  EXPECT_EQ(back.num_real_tokens, 2u);
+}
+
+TEST(TfExample, ParsesOtherKinds) {
+  // features { feature { key: "f" value { float_list { value: 1.5 } } }
+  //            feature { key: "b" value { bytes_list { value: "hi" } } } }
+  std::string data = Unhex(
+      "0a1c"
+      "0a0d"
+      "0a0166"
+      "1208"
+      "1206"
+      "0a040000c03f"  // float_list (2), packed
+      "0a0b"
+      "0a0162"
+      "1206"
+      "0a04"
+      "0a026869");  // bytes_list (1)
+  auto features = ParseTfExample(data);
+  ASSERT_TRUE(features.ok()) << features.status().ToString();
+  ASSERT_EQ(features->size(), 2u);
+  EXPECT_EQ(features->at("f").kind, TfFeature::Kind::kFloatList);
+  EXPECT_EQ(features->at("f").float_list, (std::vector<float>{1.5f}));
+  EXPECT_EQ(features->at("b").kind, TfFeature::Kind::kBytesList);
+  EXPECT_EQ(features->at("b").bytes_list, (std::vector<std::string>{"hi"}));
+  Example e;
+  Status s = DecodeTfExample(data, &e);
+  EXPECT_TRUE(s.Is(StatusCode::kDataLoss));
+  EXPECT_NE(s.message().find("no 'input_ids'"), std::string::npos) << s.message();
+}
+
+TEST(TfExample, RejectsBadSemantics) {
+  // input_mask of another length.
+  Example short_mask = testing::Gpt({1, 2, 3});
+  short_mask.input_mask = {1};
+  std::string data;
+  EncodeTfExample(short_mask, &data);
+  Example back;
+  Status s = DecodeTfExample(data, &back);
+  EXPECT_TRUE(s.Is(StatusCode::kDataLoss));
+  EXPECT_NE(s.message().find("'input_mask' has 1 values, input_ids has 3"), std::string::npos)
+      << s.message();
+
+  // A negative id: value -1 is a 10-byte varint.
+  std::string negative = Unhex(
+      "0a1d"
+      "0a1b"
+      "0a09696e7075745f696473"
+      "120e"
+      "1a0c"
+      "0a0a"
+      "ffffffffffffffffff01");
+  s = DecodeTfExample(negative, &back);
+  EXPECT_TRUE(s.Is(StatusCode::kDataLoss));
+  EXPECT_NE(s.message().find("out of range"), std::string::npos) << s.message();
+}
+
+TEST(TfExample, RejectsBadWireFormat) {
+  std::string tiny = Unhex(kTinyExampleHex);
+  // Every strict prefix is invalid (a length runs past the end) and never crashes.
+  for (size_t n = 1; n < tiny.size(); ++n) {
+    Example back;
+    Status s = DecodeTfExample(tiny.substr(0, n), &back);
+    EXPECT_TRUE(s.Is(StatusCode::kDataLoss)) << n;
+  }
+  Example back;
+  Status s = DecodeTfExample(Unhex("08ffffffffffffffffffff01"), &back);  // 11-byte varint
+  EXPECT_NE(s.message().find("varint longer than 10 bytes"), std::string::npos) << s.message();
+  s = DecodeTfExample(Unhex("0b"), &back);  // wire type 3 (group)
+  EXPECT_NE(s.message().find("unsupported wire type 3"), std::string::npos) << s.message();
+  s = DecodeTfExample(Unhex("0a04"
+                            "0a02"
+                            "0a05"),
+                      &back);  // the key's length runs past
+  EXPECT_NE(s.message().find("runs past its message"), std::string::npos) << s.message();
+  EXPECT_NE(s.message().find("at byte 6"), std::string::npos) << s.message();
+}
+
+}  // namespace
+}  // namespace tokenmill
