@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "tokenmill/base/status.h"
 #include "tokenmill/base/utf8.h"
@@ -36,6 +37,9 @@ struct ReaderOptions {
   // jsonl: if true, malformed lines and missing / non-string fields are skipped and counted;
   // otherwise they are an error naming the file and line. Default: false.
   bool skip_bad_records = false;
+  // The longest line and the longest document accepted, in bytes; longer is an error (the input
+  // is probably not in the declared format). Bounds the reader's memory. Default: 256 MiB.
+  uint64_t max_document_bytes = uint64_t{256} << 20;
 };
 
 // One piece of work for a reader: a whole object, or a document-aligned byte range of a plain one.
@@ -46,26 +50,31 @@ struct InputRange {
 };
 
 struct Document {
-  std::string text;          // lines joined with '\n', no trailing newline; valid UTF-8
-  uint64_t line_number = 0;  // 1-based line of its first line in the (decompressed) input
-  uint64_t offset = 0;       // byte offset of its first line in the (decompressed) input
+  std::string text;  // lines joined with '\n', no trailing newline; valid UTF-8
+  // 1-based line of its first line in the (decompressed) input. In a byte range that starts
+  // after byte 0, lines are counted from the start of the range (the line number of the range's
+  // first line is unknown without reading from byte 0).
+  uint64_t line_number = 0;
+  uint64_t offset = 0;  // byte offset of its first line in the (decompressed) object
 };
 
 struct ReaderStats {
-  uint64_t bytes_in = 0;           // raw (compressed) bytes read from storage
-  uint64_t bytes_decoded = 0;      // decompressed bytes
-  uint64_t lines = 0;              // lines read, separators included
-  uint64_t documents = 0;          // documents returned
-  uint64_t invalid_utf8_bytes = 0; // bytes dropped or replaced
-  uint64_t skipped_records = 0;    // jsonl: bad records skipped (skip_bad_records)
-  uint64_t empty_documents = 0;    // jsonl: empty texts skipped
+  uint64_t bytes_in = 0;            // raw (compressed) bytes read from storage
+  uint64_t bytes_decoded = 0;       // decompressed bytes
+  uint64_t lines = 0;               // lines read, separators included
+  uint64_t documents = 0;           // documents returned
+  uint64_t invalid_utf8_bytes = 0;  // bytes dropped or replaced
+  uint64_t skipped_records = 0;     // jsonl: bad records skipped (skip_bad_records)
+  uint64_t empty_documents = 0;     // jsonl: empty texts skipped
 };
 
 class DocumentReader {
  public:
   virtual ~DocumentReader() = default;
   // Fills *doc with the next document and returns true, or returns false at the end.
-  // Errors name the file and the line or byte offset.
+  // Errors name the file and the line or byte offset ("/x.txt:12 (byte 3456)", or inside a
+  // range "/x.txt byte 3456 (line 2 of the range starting at byte 3000)"). An error sticks:
+  // every later call returns it again.
   virtual StatusOr<bool> Next(Document* doc) = 0;
   virtual const ReaderStats& stats() const = 0;
 };
@@ -89,8 +98,9 @@ StatusOr<uint64_t> NextDocumentBoundary(Storage& storage, std::string_view url, 
                                         uint64_t size, InputFormat format);
 
 // Expands input patterns into sorted object lists. `*` and `?` match within one path component
-// (never '/'); "**" is not supported. Matches are sorted bytewise and de-duplicated. A pattern
-// that matches nothing is an error naming it.
+// (never '/'); "**" is not supported (see io/glob.h for `[...]` sets and `\` escapes). Matches
+// are sorted bytewise and de-duplicated. A pattern that matches nothing is an error naming it.
+// Relative local paths are made absolute (from the current folder).
 StatusOr<std::vector<ObjectInfo>> ExpandGlobs(const std::vector<std::string>& patterns);
 
 }  // namespace tokenmill

@@ -1,0 +1,75 @@
+#include "tokenmill/io/line_reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace tokenmill {
+
+std::string InputPosition::Describe(uint64_t line, uint64_t offset) const {
+  if (range_begin == 0) {
+    return name + ":" + std::to_string(line) + " (" + (compressed ? "decompressed " : "") +
+           "byte " + std::to_string(offset) + ")";
+  }
+  return name + " byte " + std::to_string(range_begin + offset) + " (line " + std::to_string(line) +
+         " of the range starting at byte " + std::to_string(range_begin) + ")";
+}
+
+LineReader::LineReader(ReadStream* stream, InputPosition position, size_t max_line_bytes,
+                       size_t buffer_size)
+    : stream_(stream),
+      position_(std::move(position)),
+      max_line_bytes_(max_line_bytes),
+      read_size_(std::max<size_t>(buffer_size, 1)),
+      buf_(read_size_) {}
+
+Status LineReader::TooLong(size_t length) const {
+  return Status::InvalidArgument(
+      position_.Describe(line_number_ + 1, stream_offset_ + start_) + ": a line longer than " +
+      std::to_string(max_line_bytes_) + " bytes (" + std::to_string(length) +
+      " bytes seen without a '\\n'); the input is probably not a text file in this format, or "
+      "raise max_document_bytes");
+}
+
+StatusOr<bool> LineReader::Next(std::string_view* line) {
+  while (true) {
+    const char* base = buf_.data();
+    const void* nl = scan_ < end_ ? std::memchr(base + scan_, '\n', end_ - scan_) : nullptr;
+    if (nl != nullptr) {
+      const size_t p = static_cast<size_t>(static_cast<const char*>(nl) - base);
+      if (p - start_ > max_line_bytes_) return TooLong(p - start_);
+      *line = std::string_view(base + start_, p - start_);
+      line_offset_ = stream_offset_ + start_;
+      ++line_number_;
+      start_ = p + 1;
+      scan_ = start_;
+      return true;
+    }
+    scan_ = end_;
+    if (end_ - start_ > max_line_bytes_) return TooLong(end_ - start_);
+    if (eof_) {
+      if (start_ == end_) return false;
+      *line = std::string_view(base + start_, end_ - start_);
+      line_offset_ = stream_offset_ + start_;
+      ++line_number_;
+      start_ = end_;
+      scan_ = end_;
+      return true;
+    }
+    // Make room for another read: drop consumed bytes, then grow if still short of room.
+    if (start_ > 0) {
+      std::memmove(buf_.data(), buf_.data() + start_, end_ - start_);
+      stream_offset_ += start_;
+      end_ -= start_;
+      scan_ -= start_;
+      start_ = 0;
+    }
+    if (buf_.size() - end_ < std::max<size_t>(read_size_ / 2, 1)) {
+      buf_.resize(std::max(buf_.size() * 2, end_ + read_size_));
+    }
+    TM_ASSIGN_OR_RETURN(const size_t got, stream_->Read(buf_.data() + end_, buf_.size() - end_));
+    if (got == 0) eof_ = true;
+    end_ += got;
+  }
+}
+
+}  // namespace tokenmill

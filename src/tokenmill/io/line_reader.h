@@ -1,0 +1,73 @@
+// LineReader: splits a byte stream into lines on '\n' only.
+//
+// '\r', U+0085, U+2028 and U+2029 stay inside lines. The last line need not end with '\n'; an
+// empty stream has no lines. Memory: one buffer of kLineBufferSize bytes, grown only to hold the
+// longest line; a line longer than `max_line_bytes` is an error (the input is probably not
+// text), so a file without newlines cannot exhaust memory.
+// Thread-safety: used by one thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenmill/base/status.h"
+#include "tokenmill/storage/storage.h"
+
+namespace tokenmill {
+
+// Bytes read from the stream at a time: 1 MiB.
+inline constexpr size_t kLineBufferSize = size_t{1} << 20;
+
+// Where bytes come from, for messages: the object's name, the byte at which the range being read
+// starts in the object, and whether offsets count decompressed bytes.
+struct InputPosition {
+  std::string name;
+  uint64_t range_begin = 0;
+  bool compressed = false;
+
+  // "<name>:<line> (byte <offset>)" when reading from the start of the object
+  // ("decompressed byte" for compressed inputs), or, inside a byte range that starts later,
+  // "<name> byte <offset> (line <line> of the range starting at byte <range_begin>)".
+  // `line` is 1-based from the start of what is read; `offset` is relative to it too.
+  std::string Describe(uint64_t line, uint64_t offset) const;
+};
+
+class LineReader {
+ public:
+  // `stream` must outlive the reader. REQUIRES: buffer_size > 0.
+  LineReader(ReadStream* stream, InputPosition position, size_t max_line_bytes,
+             size_t buffer_size = kLineBufferSize);
+
+  // Sets *line to the next line without its '\n' and returns true, or returns false at the end.
+  // *line stays valid until the next call.
+  StatusOr<bool> Next(std::string_view* line);
+
+  // The line last returned: its 1-based number and the offset of its first byte, both counted
+  // from the start of the stream.
+  uint64_t line_number() const { return line_number_; }
+  uint64_t line_offset() const { return line_offset_; }
+  // Bytes taken from the stream so far.
+  uint64_t bytes_read() const { return stream_offset_ + end_; }
+  const InputPosition& position() const { return position_; }
+
+ private:
+  Status TooLong(size_t length) const;
+
+  ReadStream* stream_;
+  InputPosition position_;
+  size_t max_line_bytes_;
+  size_t read_size_;
+  std::vector<char> buf_;
+  size_t start_ = 0;  // first byte of the next line in buf_
+  size_t scan_ = 0;   // bytes before scan_ (from start_) hold no '\n'
+  size_t end_ = 0;    // end of valid bytes in buf_
+  bool eof_ = false;
+  uint64_t stream_offset_ = 0;  // stream offset of buf_[0]
+  uint64_t line_number_ = 0;
+  uint64_t line_offset_ = 0;
+};
+
+}  // namespace tokenmill

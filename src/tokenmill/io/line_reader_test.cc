@@ -1,0 +1,113 @@
+#include "tokenmill/io/line_reader.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tokenmill/io/string_stream.h"
+
+namespace tokenmill {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+struct Line {
+  std::string text;
+  uint64_t number;
+  uint64_t offset;
+  bool operator==(const Line&) const = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const Line& l) {
+  return os << "{\"" << l.text << "\", " << l.number << ", " << l.offset << "}";
+}
+
+StatusOr<std::vector<Line>> Split(std::string data, size_t chunk = SIZE_MAX,
+                                  size_t buffer = kLineBufferSize, size_t max_line = 1 << 20) {
+  StringReadStream stream(std::move(data), chunk);
+  LineReader reader(&stream, InputPosition{"/in.txt", 0, false}, max_line, buffer);
+  std::vector<Line> lines;
+  std::string_view line;
+  while (true) {
+    TM_ASSIGN_OR_RETURN(const bool got, reader.Next(&line));
+    if (!got) break;
+    lines.push_back({std::string(line), reader.line_number(), reader.line_offset()});
+  }
+  return lines;
+}
+
+TEST(LineReaderTest, SplitsOnNewlineOnly) {
+  // '\r', U+0085, U+2028 and U+2029 do not end lines.
+  auto lines = Split(
+      "a\rb\nc\xC2\x85"
+      "d\xE2\x80\xA8"
+      "e\xE2\x80\xA9"
+      "f\r\n\ng");
+  ASSERT_TRUE(lines.ok());
+  EXPECT_THAT(*lines, ElementsAre(Line{"a\rb", 1, 0},
+                                  Line{"c\xC2\x85"
+                                       "d\xE2\x80\xA8"
+                                       "e\xE2\x80\xA9"
+                                       "f\r",
+                                       2, 4},
+                                  Line{"", 3, 18}, Line{"g", 4, 19}));
+}
+
+TEST(LineReaderTest, EdgesOfTheStream) {
+  EXPECT_THAT(*Split(""), ElementsAre());
+  EXPECT_THAT(*Split("\n"), ElementsAre(Line{"", 1, 0}));
+  EXPECT_THAT(*Split("\n\n"), ElementsAre(Line{"", 1, 0}, Line{"", 2, 1}));
+  EXPECT_THAT(*Split("x"), ElementsAre(Line{"x", 1, 0}));
+  EXPECT_THAT(*Split("x\n"), ElementsAre(Line{"x", 1, 0}));
+  EXPECT_THAT(*Split("x\ny"), ElementsAre(Line{"x", 1, 0}, Line{"y", 2, 2}));
+}
+
+TEST(LineReaderTest, SameLinesWhateverTheBufferAndReadSizes) {
+  std::string data;
+  for (int i = 0; i < 3000; ++i) {
+    data += std::string(static_cast<size_t>(i % 97), static_cast<char>('a' + i % 26));
+    data += (i % 5 == 0) ? "\n\n" : "\n";
+  }
+  data += "no newline at the end";
+  auto expected = Split(data);
+  ASSERT_TRUE(expected.ok());
+  for (size_t chunk : {size_t{1}, size_t{3}, size_t{64}, size_t{100000}}) {
+    for (size_t buffer : {size_t{1}, size_t{2}, size_t{16}, size_t{4096}}) {
+      auto lines = Split(data, chunk, buffer);
+      ASSERT_TRUE(lines.ok());
+      EXPECT_EQ(*lines, *expected) << "chunk " << chunk << " buffer " << buffer;
+    }
+  }
+}
+
+TEST(LineReaderTest, LongLinesGrowTheBufferUpToTheLimit) {
+  const std::string big(100000, 'x');
+  auto ok = Split(big + "\nshort\n" + big, 1000, 64, 100000);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  ASSERT_EQ(ok->size(), 3u);
+  EXPECT_EQ((*ok)[2].text, big);
+  EXPECT_EQ((*ok)[2].offset, 100007u);
+
+  auto too_long = Split("first\n" + big + "x\n", 1000, 64, 100000);
+  ASSERT_FALSE(too_long.ok());
+  EXPECT_EQ(too_long.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(too_long.status().message(), HasSubstr("/in.txt:2 (byte 6)"));
+  EXPECT_THAT(too_long.status().message(), HasSubstr("longer than 100000 bytes"));
+
+  auto no_newline = Split(std::string(300000, 'y'), 4096, 4096, 100000);
+  ASSERT_FALSE(no_newline.ok());
+  EXPECT_THAT(no_newline.status().message(), HasSubstr("/in.txt:1 (byte 0)"));
+}
+
+TEST(InputPositionTest, DescribesWholeInputsAndRanges) {
+  EXPECT_EQ((InputPosition{"/a.txt", 0, false}).Describe(3, 10), "/a.txt:3 (byte 10)");
+  EXPECT_EQ((InputPosition{"/a.gz", 0, true}).Describe(3, 10), "/a.gz:3 (decompressed byte 10)");
+  EXPECT_EQ((InputPosition{"s3://b/a.txt", 1000, false}).Describe(2, 10),
+            "s3://b/a.txt byte 1010 (line 2 of the range starting at byte 1000)");
+}
+
+}  // namespace
+}  // namespace tokenmill

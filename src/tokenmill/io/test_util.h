@@ -1,0 +1,50 @@
+// Helpers for the io tests: temporary folders with real files, compression, reading all
+// documents, and a plain reference splitter for the text format.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenmill/io/document_reader.h"
+
+namespace tokenmill::testing {
+
+// A fresh folder under $TMPDIR (mkdtemp), removed with its content on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::string& path() const { return path_; }
+  // Writes `data` to path()/name (creating sub-folders) and returns the full path.
+  std::string Write(std::string_view name, std::string_view data) const;
+
+ private:
+  std::string path_;
+};
+
+std::string ReadFile(const std::string& path);
+
+// gzip (one member) and zstd (one frame) encodings of `data`.
+std::string Gzip(std::string_view data, int level = 6);
+std::string Zstd(std::string_view data, int level = 3);
+
+// Reads every document; stops at the first error.
+StatusOr<std::vector<Document>> ReadAll(DocumentReader& reader);
+
+// Documents of a whole text input, computed naively: split on '\n', blank per the Python
+// whitespace set decoded code point by code point. Invalid UTF-8 is not expected.
+struct RefDoc {
+  std::string text;
+  uint64_t line_number;
+  uint64_t offset;
+};
+std::vector<RefDoc> ReferenceTextDocuments(std::string_view data);
+
+// Path of a file of the repository ("data/sample/part-00.txt").
+std::string RepoFile(std::string_view relative);
+
+}  // namespace tokenmill::testing
