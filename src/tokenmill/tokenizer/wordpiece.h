@@ -3,10 +3,16 @@
 // (CompatMode). See docs/tokenizers.md for every rule and known difference.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <span>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "tokenmill/base/status.h"
+#include "tokenmill/tokenizer/bert_normalizer.h"
 #include "tokenmill/tokenizer/tokenizer.h"
 
 namespace tokenmill {
@@ -22,5 +28,77 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadWordPieceVocab(const TokenizerOptions& 
 StatusOr<std::unique_ptr<Tokenizer>> LoadWordPieceTokenizerJson(const TokenizerOptions& options,
                                                                 std::string_view json,
                                                                 std::string_view source);
+
+// A hash table from token text to id (open addressing; keys live in one string).
+// Thread-safety: immutable after Build().
+class WordPieceTable {
+ public:
+  static constexpr uint32_t kNotFound = 0xFFFFFFFF;
+
+  // Later entries with the same text win, as in both references.
+  void Build(const std::vector<std::pair<std::string_view, uint32_t>>& entries);
+  uint32_t Find(std::string_view key) const;
+  size_t max_key_size() const { return max_key_size_; }
+
+ private:
+  struct Slot {
+    uint32_t hash;
+    uint32_t offset;  // into keys_
+    uint32_t size;
+    uint32_t id;  // kNotFound: empty slot
+  };
+  static uint64_t Hash(std::string_view key);
+
+  std::vector<Slot> slots_;
+  std::string keys_;
+  uint64_t mask_ = 0;
+  size_t max_key_size_ = 0;
+};
+
+// The WordPiece tokenizer that the loaders return. Thread-safety: immutable; Encode() may be
+// called from many threads.
+class WordPieceTokenizer final : public Tokenizer {
+ public:
+  struct Config {
+    std::vector<std::string> vocab;  // by id; "" for ids without a token
+    std::string unk_token = "[UNK]";
+    std::string continuing_subword_prefix = "##";
+    int max_input_chars_per_word = 100;
+    BertNormalizerOptions normalizer;
+    // Matched literally in the text before normalization, longest first (see Encode()).
+    std::vector<std::pair<std::string, uint32_t>> literal_tokens;
+    SpecialTokens specials;
+  };
+
+  // REQUIRES: config.unk_token is in config.vocab.
+  explicit WordPieceTokenizer(Config config);
+
+  TokenizerKind kind() const override { return TokenizerKind::kWordPiece; }
+  void Encode(std::string_view text, std::vector<uint32_t>* ids) const override;
+  uint32_t vocab_size() const override { return static_cast<uint32_t>(config_.vocab.size()); }
+  std::string_view IdToToken(uint32_t id) const override;
+  std::optional<uint32_t> TokenToId(std::string_view token) const override;
+  std::string Decode(std::span<const uint32_t> ids) const override;
+  const SpecialTokens& specials() const override { return config_.specials; }
+
+  // Encode() through the exact slow path of the normalizer for every token (tests, fuzzing).
+  void EncodeSlowly(std::string_view text, std::vector<uint32_t>* ids) const;
+
+  const Config& config() const { return config_; }
+
+  // Appends the ids of one pre-tokenized word of `chars` code points.
+  void EncodeWord(std::string_view word, size_t chars, std::vector<uint32_t>* ids) const;
+
+ private:
+  template <bool kSlowly>
+  void EncodeImpl(std::string_view text, std::vector<uint32_t>* ids) const;
+
+  Config config_;
+  std::shared_ptr<const BertPreTokenizer> pre_tokenizer_;
+  WordPieceTable all_;           // every token
+  WordPieceTable continuation_;  // "##x" tokens, keyed by "x"
+  uint32_t unk_id_ = 0;
+  uint64_t literal_first_bytes_[4] = {0, 0, 0, 0};  // bitmap of the literal tokens' first bytes
+};
 
 }  // namespace tokenmill
