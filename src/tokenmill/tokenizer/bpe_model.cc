@@ -1,0 +1,327 @@
+#include "tokenmill/tokenizer/bpe_model.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+namespace tokenmill::bpe {
+namespace {
+
+inline uint64_t Load64(const char* p, size_t n) {  // n <= 8 bytes, little-endian order
+  uint64_t v = 0;
+  std::memcpy(&v, p, n);
+  return v;
+}
+
+inline uint64_t Mix(uint64_t h) {
+  h ^= h >> 32;
+  h *= 0xD6E8FEB86659FD93ULL;
+  h ^= h >> 32;
+  return h;
+}
+
+inline uint64_t HashPairKey(uint64_t key) { return Mix(key * 0x9E3779B97F4A7C15ULL); }
+
+std::string Hex(uint32_t byte) {
+  static const char kDigits[] = "0123456789abcdef";
+  return std::string("0x") + kDigits[byte >> 4] + kDigits[byte & 15];
+}
+
+}  // namespace
+
+BpeModel::BpeModel(MergeRule rule) : rule_(rule) {
+  std::fill(std::begin(byte_ids_), std::end(byte_ids_), kNone);
+  token_slots_.resize(1024);
+}
+
+uint64_t BpeModel::HashBytes(std::string_view bytes) {
+  const char* p = bytes.data();
+  size_t n = bytes.size();
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ (n * 0xFF51AFD7ED558CCDULL);
+  while (n >= 8) {
+    h = (h ^ Load64(p, 8)) * 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 29;
+    p += 8;
+    n -= 8;
+  }
+  if (n > 0) h = (h ^ Load64(p, n)) * 0x94D049BB133111EBULL;
+  return Mix(h);
+}
+
+void BpeModel::InsertToken(uint32_t id) {
+  const Span& span = spans_[id];
+  const std::string_view bytes(arena_.data() + span.offset, span.length);
+  const uint64_t h = HashBytes(bytes);
+  const size_t mask = token_slots_.size() - 1;
+  size_t i = h & mask;
+  while (token_slots_[i].id != kNone) i = (i + 1) & mask;
+  token_slots_[i] = {static_cast<uint32_t>(h >> 32), id};
+}
+
+uint32_t BpeModel::Find(std::string_view bytes) const {
+  if (bytes.empty()) return kNone;
+  const uint64_t h = HashBytes(bytes);
+  const uint32_t tag = static_cast<uint32_t>(h >> 32);
+  const size_t mask = token_slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const TokenSlot& slot = token_slots_[i];
+    if (slot.id == kNone) return kNone;
+    if (slot.hash == tag) {
+      const Span& span = spans_[slot.id];
+      if (span.length == bytes.size() &&
+          std::memcmp(arena_.data() + span.offset, bytes.data(), bytes.size()) == 0) {
+        return slot.id;
+      }
+    }
+  }
+}
+
+std::string_view BpeModel::Bytes(uint32_t id) const {
+  if (id >= spans_.size()) return {};
+  const Span& span = spans_[id];
+  return std::string_view(arena_.data() + span.offset, span.length);
+}
+
+Status BpeModel::AddToken(std::string_view bytes, uint32_t id) {
+  if (bytes.empty()) return Status::InvalidArgument("empty token");
+  if (id == kNone) return Status::InvalidArgument("token id too large");
+  if (id < spans_.size() && spans_[id].length != 0) {
+    return Status::InvalidArgument("id " + std::to_string(id) + " is used twice");
+  }
+  if (Find(bytes) != kNone) {
+    return Status::InvalidArgument("token bytes repeated (first id " + std::to_string(Find(bytes)) +
+                                   ")");
+  }
+  if (id >= spans_.size()) spans_.resize(static_cast<size_t>(id) + 1);
+  spans_[id] = {static_cast<uint32_t>(arena_.size()), static_cast<uint32_t>(bytes.size())};
+  arena_.append(bytes);
+  ++token_count_;
+  if (bytes.size() == 1) byte_ids_[static_cast<unsigned char>(bytes[0])] = id;
+  if (2 * token_count_ > token_slots_.size()) {  // keep the load factor at most 1/2
+    std::vector<TokenSlot> old(token_slots_.size() * 2);
+    old.swap(token_slots_);
+    for (const TokenSlot& slot : old) {
+      if (slot.id != kNone) InsertToken(slot.id);
+    }
+  }
+  InsertToken(id);
+  return Status::Ok();
+}
+
+Status BpeModel::AddMerge(uint32_t left, uint32_t right) {
+  const std::string_view a = Bytes(left);
+  const std::string_view b = Bytes(right);
+  if (a.empty() || b.empty()) return Status::InvalidArgument("merge of an unknown token");
+  std::string joined(a);
+  joined.append(b);
+  if (Find(joined) == kNone) {
+    return Status::InvalidArgument("the merged token is not in the vocabulary");
+  }
+  merges_.emplace_back(left, right);
+  return Status::Ok();
+}
+
+void BpeModel::InsertPair(uint32_t left, uint32_t right, uint32_t priority, uint32_t result) {
+  const uint64_t key = (static_cast<uint64_t>(left) << 32) | right;
+  const size_t mask = pair_slots_.size() - 1;
+  for (size_t i = HashPairKey(key) & mask;; i = (i + 1) & mask) {
+    PairSlot& slot = pair_slots_[i];
+    if (slot.key == UINT64_MAX) {
+      slot = {key, priority, result};
+      ++pair_count_;
+      return;
+    }
+    if (slot.key == key) {  // a later merge line replaces an earlier one
+      slot.priority = priority;
+      slot.result = result;
+      return;
+    }
+  }
+}
+
+inline BpeModel::Pair BpeModel::LookupPair(uint32_t left, uint32_t right) const {
+  if (left == kNone || right == kNone) return {};
+  const uint64_t key = (static_cast<uint64_t>(left) << 32) | right;
+  const size_t mask = pair_slots_.size() - 1;
+  for (size_t i = HashPairKey(key) & mask;; i = (i + 1) & mask) {
+    const PairSlot& slot = pair_slots_[i];
+    if (slot.key == key) return {slot.priority, slot.result};
+    if (slot.key == UINT64_MAX) return {};
+  }
+}
+
+Status BpeModel::Finish() {
+  if (rule_ == MergeRule::kRanks) {
+    for (int b = 0; b < 256; ++b) {
+      if (byte_ids_[b] == kNone) {
+        return Status::InvalidArgument("no token for the single byte " + Hex(b) +
+                                       "; a byte-level BPE vocabulary needs all 256 bytes");
+      }
+    }
+  }
+  // Pair table, sized for a load factor of at most 1/2.
+  size_t pairs = merges_.size();
+  if (rule_ == MergeRule::kRanks) {
+    for (const Span& span : spans_) pairs += span.length > 1 ? span.length - 1 : 0;
+  }
+  size_t capacity = 16;
+  while (capacity < 2 * pairs) capacity *= 2;
+  pair_slots_.assign(capacity, PairSlot{});
+  pair_count_ = 0;
+  if (rule_ == MergeRule::kRanks) {
+    for (uint32_t id = 0; id < spans_.size(); ++id) {
+      const std::string_view bytes = Bytes(id);
+      for (size_t k = 1; k < bytes.size(); ++k) {
+        const uint32_t left = Find(bytes.substr(0, k));
+        if (left == kNone) continue;
+        const uint32_t right = Find(bytes.substr(k));
+        if (right != kNone) InsertPair(left, right, id, id);
+      }
+    }
+  } else {
+    for (size_t i = 0; i < merges_.size(); ++i) {
+      const auto [left, right] = merges_[i];
+      std::string joined(Bytes(left));
+      joined.append(Bytes(right));
+      InsertPair(left, right, static_cast<uint32_t>(i), Find(joined));
+    }
+    merges_.clear();
+    merges_.shrink_to_fit();
+  }
+  finished_ = true;
+  if (rule_ == MergeRule::kMerges && !ignore_merges_) {
+    // A token may be taken whole only where merging its bytes yields it.
+    whole_ok_.assign(spans_.size(), 0);
+    std::vector<uint32_t> out;
+    for (uint32_t id = 0; id < spans_.size(); ++id) {
+      const std::string_view bytes = Bytes(id);
+      if (bytes.empty()) continue;
+      out.clear();
+      if (bytes.size() <= kLinearMergeMaxBytes) {
+        MergeLinear(bytes, &out);
+      } else {
+        MergeHeap(bytes, &out);
+      }
+      whole_ok_[id] = out.size() == 1 && out[0] == id;
+    }
+  }
+  return Status::Ok();
+}
+
+inline bool BpeModel::TakeWhole(uint32_t id) const {
+  if (id == kNone) return false;
+  if (rule_ == MergeRule::kRanks || ignore_merges_) return true;
+  return whole_ok_[id] != 0;
+}
+
+inline void BpeModel::EmitPart(uint32_t id, std::vector<uint32_t>* ids) const {
+  if (id != kNone) {
+    ids->push_back(id);
+  } else if (unknown_id_.has_value()) {
+    ids->push_back(*unknown_id_);
+  }
+}
+
+void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids) const {
+  if (piece.empty()) return;
+  if (piece.size() == 1) {
+    EmitPart(byte_ids_[static_cast<unsigned char>(piece[0])], ids);
+    return;
+  }
+  const uint32_t whole = Find(piece);
+  if (TakeWhole(whole)) {
+    ids->push_back(whole);
+    return;
+  }
+  if (piece.size() <= kLinearMergeMaxBytes) {
+    MergeLinear(piece, ids);
+  } else {
+    MergeHeap(piece, ids);
+  }
+}
+
+void BpeModel::MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) const {
+  // parts[k] is a token; pairs[k] describes the merge of parts[k] and parts[k + 1].
+  uint32_t parts[kLinearMergeMaxBytes];
+  Pair pairs[kLinearMergeMaxBytes];
+  size_t m = piece.size();
+  for (size_t k = 0; k < m; ++k) parts[k] = byte_ids_[static_cast<unsigned char>(piece[k])];
+  for (size_t k = 0; k + 1 < m; ++k) pairs[k] = LookupPair(parts[k], parts[k + 1]);
+  while (m > 1) {
+    size_t best = 0;
+    uint32_t best_priority = pairs[0].priority;
+    for (size_t k = 1; k + 1 < m; ++k) {
+      if (pairs[k].priority < best_priority) {
+        best_priority = pairs[k].priority;
+        best = k;
+      }
+    }
+    if (best_priority == kNone) break;
+    parts[best] = pairs[best].result;
+    // Remove part best + 1 and pair best + 1 (pair best is recomputed below).
+    std::memmove(parts + best + 1, parts + best + 2, (m - best - 2) * sizeof(parts[0]));
+    if (best + 2 < m - 1) {
+      std::memmove(pairs + best + 1, pairs + best + 2, (m - best - 3) * sizeof(pairs[0]));
+    }
+    --m;
+    if (best > 0) pairs[best - 1] = LookupPair(parts[best - 1], parts[best]);
+    if (best + 1 < m) pairs[best] = LookupPair(parts[best], parts[best + 1]);
+  }
+  for (size_t k = 0; k < m; ++k) EmitPart(parts[k], ids);
+}
+
+void BpeModel::MergeHeap(std::string_view piece, std::vector<uint32_t>* ids) const {
+  // Parts form a doubly linked list over the byte positions where they start. The heap holds a
+  // candidate for every adjacent pair, keyed by (priority, position); a candidate whose parts
+  // have changed since it was pushed is skipped when popped.
+  struct Node {
+    uint32_t id;
+    int32_t prev;
+    int32_t next;
+  };
+  struct Candidate {
+    uint64_t key;  // priority << 32 | position of the left part
+    uint32_t left;
+    uint32_t right;
+    uint32_t result;
+  };
+  constexpr uint32_t kDead = kNone - 1;
+  const size_t n = piece.size();
+  std::vector<Node> nodes(n);
+  for (size_t k = 0; k < n; ++k) {
+    nodes[k] = {byte_ids_[static_cast<unsigned char>(piece[k])], static_cast<int32_t>(k) - 1,
+                k + 1 < n ? static_cast<int32_t>(k + 1) : -1};
+  }
+  auto later = [](const Candidate& a, const Candidate& b) { return a.key > b.key; };
+  std::vector<Candidate> heap;
+  heap.reserve(n);
+  auto push = [&](int32_t pos) {
+    const int32_t next = nodes[pos].next;
+    if (next < 0) return;
+    const Pair pair = LookupPair(nodes[pos].id, nodes[next].id);
+    if (pair.priority == kNone) return;
+    heap.push_back({(static_cast<uint64_t>(pair.priority) << 32) | static_cast<uint32_t>(pos),
+                    nodes[pos].id, nodes[next].id, pair.result});
+    std::push_heap(heap.begin(), heap.end(), later);
+  };
+  for (size_t k = 0; k + 1 < n; ++k) push(static_cast<int32_t>(k));
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const Candidate c = heap.back();
+    heap.pop_back();
+    const auto pos = static_cast<int32_t>(c.key & 0xFFFFFFFFu);
+    Node& node = nodes[pos];
+    if (node.id != c.left || node.next < 0) continue;
+    Node& right = nodes[node.next];
+    if (right.id != c.right) continue;
+    node.id = c.result;
+    right.id = kDead;
+    node.next = right.next;
+    if (node.next >= 0) nodes[node.next].prev = pos;
+    if (node.prev >= 0) push(node.prev);
+    push(pos);
+  }
+  for (int32_t k = 0; k >= 0; k = nodes[k].next) EmitPart(nodes[k].id, ids);
+}
+
+}  // namespace tokenmill::bpe

@@ -1,0 +1,114 @@
+// The merge step of byte-level BPE: a piece of bytes (one pre-token) to token ids.
+//
+// Two rules decide which adjacent pair merges next; in both the pair with the lowest priority
+// merges first and, among equals, the leftmost:
+//   kRanks  (tiktoken): a pair merges if its concatenated bytes are a token; its priority is that
+//           token's rank (= id). A piece that is itself a token is that token, before any merge.
+//   kMerges (GPT-2 encoder.py, HF tokenizers BPE): a pair merges if it is in the merges list; its
+//           priority is its line there (a later duplicate line wins, as in both references).
+//           Unless `ignore_merges`, a piece that is itself a token is only taken whole if merging
+//           its bytes gives that token (computed at load), so results never differ from merging.
+// Both rules are implemented on one pair table (left id, right id) -> (priority, result id): for
+// kRanks it holds every split of every token into two tokens. Short pieces merge with a linear
+// scan (as tiktoken); long ones with a heap over a linked list, O(n log n) in the piece length.
+// Thread-safety: immutable after Finish(); EncodePiece() may run on many threads.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenmill/base/status.h"
+
+namespace tokenmill::bpe {
+
+enum class MergeRule { kRanks, kMerges };
+
+class BpeModel {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  // Pieces of at most this many bytes merge with the linear scan.
+  static constexpr size_t kLinearMergeMaxBytes = 64;
+
+  explicit BpeModel(MergeRule rule);
+  BpeModel(BpeModel&&) = default;
+  BpeModel& operator=(BpeModel&&) = default;
+
+  // Adds a token. Errors (for the caller to put in context): the bytes or the id already exist,
+  // the bytes are empty, or the id is kNone.
+  Status AddToken(std::string_view bytes, uint32_t id);
+
+  // kMerges only: adds the next merge line. Error if an id is unknown or the concatenation is not a
+  // token.
+  Status AddMerge(uint32_t left, uint32_t right);
+
+  // kMerges: HF's ignore_merges (a piece that is a token is always taken whole). Default: false.
+  void set_ignore_merges(bool v) { ignore_merges_ = v; }
+  // kMerges: the id that a byte without a token becomes (HF's unk_token). Default: none (the
+  // byte is dropped, as HF does without an unk token).
+  void set_unknown_id(std::optional<uint32_t> id) { unknown_id_ = id; }
+
+  // Builds the lookup tables. kRanks requires a token for every one of the 256 bytes.
+  // REQUIRES: every token and merge added.
+  Status Finish();
+
+  // Appends the ids of `piece` to *ids. REQUIRES: Finish() succeeded.
+  void EncodePiece(std::string_view piece, std::vector<uint32_t>* ids) const;
+
+  // The id of the token with exactly these bytes, or kNone.
+  uint32_t Find(std::string_view bytes) const;
+  // The bytes of token `id`; empty if there is none.
+  std::string_view Bytes(uint32_t id) const;
+  // One past the largest token id (0 if none).
+  uint32_t id_limit() const { return static_cast<uint32_t>(spans_.size()); }
+  size_t token_count() const { return token_count_; }
+  size_t pair_count() const { return pair_count_; }
+  MergeRule rule() const { return rule_; }
+
+ private:
+  struct Span {
+    uint32_t offset = 0;
+    uint32_t length = 0;  // 0: no token with this id
+  };
+  struct TokenSlot {
+    uint32_t hash = 0;
+    uint32_t id = kNone;
+  };
+  struct PairSlot {
+    uint64_t key = UINT64_MAX;  // left << 32 | right; UINT64_MAX: empty
+    uint32_t priority = 0;
+    uint32_t result = 0;
+  };
+  struct Pair {
+    uint32_t priority = kNone;  // kNone: the pair does not merge
+    uint32_t result = kNone;
+  };
+
+  static uint64_t HashBytes(std::string_view bytes);
+  Pair LookupPair(uint32_t left, uint32_t right) const;
+  void InsertPair(uint32_t left, uint32_t right, uint32_t priority, uint32_t result);
+  void InsertToken(uint32_t id);
+  bool TakeWhole(uint32_t id) const;
+  void MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) const;
+  void MergeHeap(std::string_view piece, std::vector<uint32_t>* ids) const;
+  void EmitPart(uint32_t id, std::vector<uint32_t>* ids) const;
+
+  MergeRule rule_;
+  bool ignore_merges_ = false;
+  std::optional<uint32_t> unknown_id_;
+  bool finished_ = false;
+
+  std::string arena_;        // bytes of every token
+  std::vector<Span> spans_;  // by id
+  size_t token_count_ = 0;
+  std::vector<TokenSlot> token_slots_;                 // open addressing, power-of-two size
+  std::vector<std::pair<uint32_t, uint32_t>> merges_;  // kMerges, in order
+  std::vector<PairSlot> pair_slots_;                   // open addressing, power-of-two size
+  size_t pair_count_ = 0;
+  uint32_t byte_ids_[256];
+  std::vector<uint8_t> whole_ok_;  // kMerges: merging the token's bytes gives the token itself
+};
+
+}  // namespace tokenmill::bpe
