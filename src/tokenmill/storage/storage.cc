@@ -5,6 +5,7 @@
 #include <string>
 
 #include "tokenmill/storage/local_storage.h"
+#include "tokenmill/storage/s3_storage.h"
 
 namespace tokenmill {
 namespace {
@@ -68,7 +69,18 @@ std::string Basename(std::string_view location) {
 }
 
 StatusOr<Storage*> StorageFor(std::string_view location) {
-  if (location.starts_with("s3://") || location.starts_with("gs://")) {
+  if (location.starts_with("s3://")) {
+    static std::mutex mu;
+    static S3Storage* s3 = nullptr;
+    std::lock_guard<std::mutex> lock(mu);
+    if (s3 == nullptr) {
+      StatusOr<std::unique_ptr<S3Storage>> made = S3Storage::FromEnvironment();
+      if (!made.ok()) return made.status().WithContext("cannot set up S3 access");
+      s3 = made->release();
+    }
+    return static_cast<Storage*>(s3);
+  }
+  if (location.starts_with("gs://")) {
     return Status::Unimplemented("no backend is built for " + std::string(location));
   }
   if (location.find("://") != std::string_view::npos && !location.starts_with("file://")) {
