@@ -1,0 +1,132 @@
+#include "tokenmill/formats/megatron_merge.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tokenmill/base/sha256.h"
+#include "tokenmill/formats/formats_testing.h"
+#include "tokenmill/formats/megatron.h"
+#include "tokenmill/formats/shard_reader.h"
+
+namespace tokenmill {
+namespace {
+
+using testing::Gpt;
+using testing::ReadAll;
+using testing::TempDir;
+
+// Writes `docs` as Megatron shard(s) of task `task` in `dir`; returns the prefixes.
+std::vector<std::string> WritePart(const TempDir& dir, uint64_t task, uint32_t vocab,
+                                   const std::vector<Example>& docs, uint64_t shard_size) {
+  ShardWriterOptions o;
+  o.format = OutputFormat::kMegatron;
+  o.scratch_dir = dir.path();
+  o.vocab_size = vocab;
+  o.task_id = task;
+  o.shard_size = shard_size;
+  auto writer = CreateShardWriter(o);
+  EXPECT_TRUE(writer.ok());
+  for (const Example& e : docs) EXPECT_TRUE((*writer)->Add(e).ok());
+  auto files = (*writer)->Finish();
+  EXPECT_TRUE(files.ok());
+  std::vector<std::string> prefixes;
+  for (const ShardFile& f : *files) {
+    if (f.name.ends_with(".bin"))
+      prefixes.push_back(f.local_path.substr(0, f.local_path.size() - 4));
+  }
+  return prefixes;
+}
+
+TEST(MegatronMerge, EqualsTheConcatenation) {
+  TempDir dir;
+  std::vector<Example> a = testing::GptDocuments(30, 20, 50257, 50256, 10);
+  std::vector<Example> b = testing::GptDocuments(5, 50, 50257, 50256, 11);
+  std::vector<Example> c = testing::GptDocuments(17, 9, 50257, 50256, 12);
+  std::vector<std::string> prefixes = WritePart(dir, 0, 50257, a, 400);  // several shards
+  ASSERT_GT(prefixes.size(), 1u);
+  for (const auto& p : WritePart(dir, 1, 50257, b, 1 << 20)) prefixes.push_back(p);
+  for (const auto& p : WritePart(dir, 2, 50257, c, 1 << 20)) prefixes.push_back(p);
+
+  auto merged = MergeMegatron(prefixes, dir.Join("merged"));
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  ASSERT_EQ(merged->size(), 2u);
+  std::vector<Example> all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  all.insert(all.end(), c.begin(), c.end());
+  uint64_t tokens = 0;
+  for (const Example& e : all) tokens += e.tokens.size();
+  EXPECT_EQ((*merged)[0].name, "merged.bin");
+  EXPECT_EQ((*merged)[1].name, "merged.idx");
+  EXPECT_EQ((*merged)[0].examples, all.size());
+  EXPECT_EQ((*merged)[0].tokens, tokens);
+  for (const ShardFile& f : *merged) EXPECT_EQ(Sha256Hex(ReadAll(f.local_path)), f.sha256);
+
+  auto reader = OpenLocalShard(dir.Join("merged"));
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ((*reader)->info().documents, static_cast<int64_t>(all.size()));
+  Example e;
+  for (const Example& want : all) {
+    StatusOr<bool> got = (*reader)->Next(&e);
+    ASSERT_TRUE(got.ok() && *got);
+    EXPECT_EQ(e.tokens, want.tokens);
+  }
+  ASSERT_FALSE(*(*reader)->Next(&e));
+
+  // The index is exactly what a single writer of all documents would produce.
+  std::vector<int32_t> lengths;
+  std::vector<int64_t> documents = {0};
+  for (const Example& d : all) {
+    lengths.push_back(static_cast<int32_t>(d.tokens.size()));
+    documents.push_back(static_cast<int64_t>(lengths.size()));
+  }
+  EXPECT_EQ(ReadAll(dir.Join("merged.idx")),
+            EncodeMegatronIndex(MegatronDType::kUint16, lengths, documents));
+}
+
+TEST(MegatronMerge, RebasesMultiSequenceDocuments) {
+  // Parts whose documents hold several sequences (as Megatron's sentence-split data does).
+  TempDir dir;
+  testing::WriteAll(dir.Join("p1.bin"), std::string(2 * 6, '\1'));
+  testing::WriteAll(dir.Join("p1.idx"),
+                    EncodeMegatronIndex(MegatronDType::kUint16, {1, 2, 3}, {0, 2, 3}));
+  testing::WriteAll(dir.Join("p2.bin"), std::string(2 * 4, '\2'));
+  testing::WriteAll(dir.Join("p2.idx"),
+                    EncodeMegatronIndex(MegatronDType::kUint16, {4, 0}, {0, 0, 2}));
+  auto merged = MergeMegatron({dir.Join("p1"), dir.Join("p2")}, dir.Join("m"));
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  auto index = ParseMegatronIndex(ReadAll(dir.Join("m.idx")), "m.idx", 20);
+  ASSERT_TRUE(index.ok()) << index.status().ToString();
+  EXPECT_EQ(index->sequence_lengths, (std::vector<int32_t>{1, 2, 3, 4, 0}));
+  EXPECT_EQ(index->sequence_pointers, (std::vector<int64_t>{0, 2, 6, 12, 20}));
+  EXPECT_EQ(index->document_indices, (std::vector<int64_t>{0, 2, 3, 3, 5}));
+  EXPECT_EQ(ReadAll(dir.Join("m.bin")), std::string(12, '\1') + std::string(8, '\2'));
+}
+
+TEST(MegatronMerge, Errors) {
+  TempDir dir;
+  std::vector<std::string> narrow = WritePart(dir, 0, 50257, {Gpt({1, 2})}, 1 << 20);
+  std::vector<std::string> wide = WritePart(dir, 1, 100277, {Gpt({3})}, 1 << 20);
+  auto mixed = MergeMegatron({narrow[0], wide[0]}, dir.Join("out"));
+  EXPECT_TRUE(mixed.status().Is(StatusCode::kInvalidArgument));
+  EXPECT_NE(mixed.status().message().find("same vocabulary size"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(dir.Join("out.bin")));
+  EXPECT_FALSE(std::filesystem::exists(dir.Join("out.idx")));
+
+  EXPECT_TRUE(MergeMegatron({}, dir.Join("out")).status().Is(StatusCode::kInvalidArgument));
+  EXPECT_TRUE(MergeMegatron({narrow[0]}, narrow[0]).status().Is(StatusCode::kInvalidArgument));
+  EXPECT_TRUE(
+      MergeMegatron({dir.Join("absent")}, dir.Join("out")).status().Is(StatusCode::kNotFound));
+
+  // A damaged part is refused before anything is written; an existing output stays untouched.
+  testing::WriteAll(dir.Join("out.bin"), "keep");
+  std::string bin = ReadAll(narrow[0] + ".bin");
+  testing::WriteAll(narrow[0] + ".bin", bin + "x");
+  auto damaged = MergeMegatron({narrow[0]}, dir.Join("out"));
+  EXPECT_TRUE(damaged.status().Is(StatusCode::kDataLoss));
+  EXPECT_EQ(ReadAll(dir.Join("out.bin")), "keep");
+}
+
+}  // namespace
+}  // namespace tokenmill
