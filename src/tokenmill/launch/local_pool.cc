@@ -1,0 +1,259 @@
+#include "tokenmill/launch/local_pool.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "tokenmill/base/log.h"
+#include "tokenmill/launch/process.h"
+
+extern char** environ;
+
+namespace tokenmill::launch {
+namespace {
+
+volatile sig_atomic_t g_caught_signal = 0;
+
+extern "C" void CatchSignal(int sig) { g_caught_signal = sig; }
+
+// Installs CatchSignal for SIGINT and SIGTERM (no SA_RESTART, so sleeps wake up) and restores
+// the previous handlers when destroyed.
+class ScopedSignalCatcher {
+ public:
+  ScopedSignalCatcher() {
+    g_caught_signal = 0;
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = CatchSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int_);
+    sigaction(SIGTERM, &sa, &old_term_);
+  }
+  ~ScopedSignalCatcher() {
+    sigaction(SIGINT, &old_int_, nullptr);
+    sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  // The signal caught since the last call, or 0.
+  int Take() {
+    int sig = g_caught_signal;
+    g_caught_signal = 0;
+    return sig;
+  }
+
+ private:
+  struct sigaction old_int_;
+  struct sigaction old_term_;
+};
+
+void SleepFor(std::chrono::milliseconds interval) {
+  struct timespec ts;
+  ts.tv_sec = interval.count() / 1000;
+  ts.tv_nsec = (interval.count() % 1000) * 1000000L;
+  ::nanosleep(&ts, nullptr);  // a signal cuts it short, which is what we want
+}
+
+}  // namespace
+
+int PoolSummary::succeeded() const {
+  int n = 0;
+  for (const WorkerExit& w : workers) n += (!w.running && w.exit_code == 0) ? 1 : 0;
+  return n;
+}
+
+int PoolSummary::failed() const {
+  int n = 0;
+  for (const WorkerExit& w : workers) n += (!w.running && w.exit_code != 0) ? 1 : 0;
+  return n;
+}
+
+int PoolSummary::ExitCode() const {
+  if (received_signal != 0) return 128 + received_signal;
+  for (const WorkerExit& w : workers) {
+    if (w.running || w.exit_code != 0) return 1;
+  }
+  return 0;
+}
+
+std::string PoolSummary::ToString() const {
+  std::string text = std::to_string(workers.size()) + " worker" + (workers.size() == 1 ? "" : "s") +
+                     ": " + std::to_string(succeeded()) + " exited 0";
+  for (const WorkerExit& w : workers) {
+    if (w.running) {
+      text += ", worker " + std::to_string(w.index) + " (pid " + std::to_string(w.pid) +
+              ") still running";
+    } else if (w.term_signal != 0) {
+      text += ", worker " + std::to_string(w.index) + " (pid " + std::to_string(w.pid) +
+              ") killed by " + SignalName(w.term_signal);
+    } else if (w.exit_code != 0) {
+      text += ", worker " + std::to_string(w.index) + " (pid " + std::to_string(w.pid) +
+              ") exited " + std::to_string(w.exit_code);
+    }
+  }
+  if (received_signal != 0) text += " (stopped by " + SignalName(received_signal) + ")";
+  return text;
+}
+
+LocalPool::LocalPool(LocalPoolOptions options) : options_(std::move(options)) {}
+
+LocalPool::~LocalPool() {
+  if (running() > 0) {
+    Signal(SIGTERM);
+    Reap(/*block=*/true);
+  }
+}
+
+Status LocalPool::Start(std::string_view store, int n, const std::vector<std::string>& extra_args) {
+  if (started_) return Status::FailedPrecondition("LocalPool::Start called twice");
+  started_ = true;
+  if (store.empty()) return Status::InvalidArgument("no job store given to the local pool");
+  if (n < 1) {
+    return Status::InvalidArgument("the local pool needs at least 1 worker, got " +
+                                   std::to_string(n));
+  }
+  if (options_.threads_per_worker < 1) {
+    return Status::InvalidArgument("threads per worker must be at least 1");
+  }
+  std::string binary = options_.binary;
+  if (binary.empty()) {
+    TM_ASSIGN_OR_RETURN(binary, SelfExecutablePath());
+  }
+  if (FindExecutable(binary).empty()) {
+    return Status::NotFound("the tokenmill binary '" + binary +
+                            "' does not exist or is not executable: pass its path with --binary");
+  }
+  if (!options_.log_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options_.log_dir, ec);
+    if (ec) {
+      return Status::IoError("cannot create the log folder " + options_.log_dir + ": " +
+                             ec.message());
+    }
+  }
+
+  std::vector<std::string> args = {binary, "work", std::string(store), "--threads",
+                                   std::to_string(options_.threads_per_worker)};
+  args.insert(args.end(), extra_args.begin(), extra_args.end());
+  std::vector<char*> c_args;
+  for (std::string& a : args) c_args.push_back(a.data());
+  c_args.push_back(nullptr);
+
+  sigset_t default_signals, empty_mask;
+  sigemptyset(&default_signals);
+  sigaddset(&default_signals, SIGINT);
+  sigaddset(&default_signals, SIGTERM);
+  sigaddset(&default_signals, SIGPIPE);
+  sigemptyset(&empty_mask);
+
+  for (int i = 0; i < n; ++i) {
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    if (!options_.log_dir.empty()) {
+      std::string log = options_.log_dir + "/worker-" + std::to_string(i) + ".log";
+      posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND,
+                                       0644);
+      posix_spawn_file_actions_adddup2(&actions, 1, 2);
+    }
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setpgroup(&attr, 0);
+    posix_spawnattr_setsigdefault(&attr, &default_signals);
+    posix_spawnattr_setsigmask(&attr, &empty_mask);
+    posix_spawnattr_setflags(
+        &attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+    pid_t pid = -1;
+    int rc = posix_spawn(&pid, binary.c_str(), &actions, &attr, c_args.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    if (rc != 0) {
+      Status error = Status::IoError("cannot start worker " + std::to_string(i) + " (" + binary +
+                                     "): " + std::strerror(rc));
+      Signal(SIGTERM);
+      Reap(/*block=*/true);
+      return error;
+    }
+    WorkerExit w;
+    w.index = i;
+    w.pid = pid;
+    summary_.workers.push_back(w);
+  }
+  return Status::Ok();
+}
+
+void LocalPool::Reap(bool block) {
+  for (WorkerExit& w : summary_.workers) {
+    if (!w.running) continue;
+    int status = 0;
+    pid_t got;
+    do {
+      got = ::waitpid(w.pid, &status, block ? 0 : WNOHANG);
+    } while (got < 0 && errno == EINTR);
+    if (got == 0) continue;
+    w.running = false;
+    if (got < 0) {
+      LogWarning("cannot wait for worker " + std::to_string(w.index) + " (pid " +
+                 std::to_string(w.pid) + "): " + std::strerror(errno));
+      continue;
+    }
+    if (WIFEXITED(status)) {
+      w.exit_code = WEXITSTATUS(status);
+    } else if (WIFSIGNALED(status)) {
+      w.term_signal = WTERMSIG(status);
+    }
+  }
+}
+
+int LocalPool::Poll() {
+  Reap(/*block=*/false);
+  return running();
+}
+
+void LocalPool::Signal(int sig) {
+  for (const WorkerExit& w : summary_.workers) {
+    if (w.running) ::kill(w.pid, sig);
+  }
+}
+
+PoolSummary LocalPool::Wait() {
+  Reap(/*block=*/true);
+  return summary_;
+}
+
+PoolSummary LocalPool::RunForwardingSignals(const std::function<void(const LocalPool&)>& tick,
+                                            std::chrono::milliseconds interval) {
+  ScopedSignalCatcher catcher;
+  if (interval.count() <= 0) interval = std::chrono::milliseconds(200);
+  while (Poll() > 0) {
+    int sig = catcher.Take();
+    if (sig != 0) {
+      summary_.received_signal = sig;
+      Signal(sig);
+    }
+    if (tick) tick(*this);
+    SleepFor(interval);
+  }
+  int sig = catcher.Take();
+  if (sig != 0) summary_.received_signal = sig;
+  if (tick) tick(*this);
+  return summary_;
+}
+
+int LocalPool::running() const {
+  int n = 0;
+  for (const WorkerExit& w : summary_.workers) n += w.running ? 1 : 0;
+  return n;
+}
+
+std::vector<pid_t> LocalPool::pids() const {
+  std::vector<pid_t> out;
+  for (const WorkerExit& w : summary_.workers) out.push_back(w.pid);
+  return out;
+}
+
+}  // namespace tokenmill::launch
