@@ -387,7 +387,7 @@ TEST_F(LocalStorageTest, ReadersSeeWholeValuesWhileGenerationsChurn) {
   std::atomic<bool> stop{false};
   std::atomic<int> bad{0};
   std::vector<std::thread> readers;
-  for (int t = 0; t < 3; ++t) {
+  for (int t = 0; t < 2; ++t) {
     readers.emplace_back([&] {
       while (!stop.load()) {
         StatusOr<VersionedData> v = storage_.ReadVersioned(key);
@@ -398,7 +398,7 @@ TEST_F(LocalStorageTest, ReadersSeeWholeValuesWhileGenerationsChurn) {
       }
     });
   }
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < 100; ++i) {
     StatusOr<std::string> g =
         storage_.CompareAndSwap(key, std::string(1000, static_cast<char>('a' + i % 26)), gen);
     ASSERT_TRUE(g.ok()) << g.status().ToString();

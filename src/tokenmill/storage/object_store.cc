@@ -114,8 +114,22 @@ StatusOr<HttpRequest> ObjectStore::NewRequest(
   return r;
 }
 
-StatusOr<HttpResponse> ObjectStore::SendRetrying(const HttpRequest& request) {
-  return http_.Send(request, &retries_);
+StatusOr<HttpResponse> ObjectStore::SendRetrying(HttpRequest request) {
+  StatusOr<HttpResponse> r = http_.Send(request, &retries_);
+  if (r.ok() && r->status == 401 && RefreshAuthorization(&request)) {
+    CountRetry();
+    r = http_.Send(request, &retries_);
+  }
+  return r;
+}
+
+StatusOr<HttpResponse> ObjectStore::SendOnce(HttpRequest request, TransportError* transport_error) {
+  StatusOr<HttpResponse> r = http_.SendOnce(request, transport_error);
+  if (r.ok() && r->status == 401 && RefreshAuthorization(&request)) {
+    CountRetry();
+    r = http_.SendOnce(request, transport_error);
+  }
+  return r;
 }
 
 Status ObjectStore::ErrorFor(std::string_view op, std::string_view url,
@@ -160,22 +174,22 @@ Status ObjectStore::ErrorFor(std::string_view op, std::string_view url,
 }
 
 StatusOr<ObjectStore::Chunk> ObjectStore::GetRange(const Location& loc, uint64_t offset,
-                                                   uint64_t length, const std::string& etag) {
+                                                   uint64_t length, const std::string& generation) {
   std::vector<std::string> headers;
   if (offset > 0 || length != kToEnd) headers.push_back(RangeHeader(offset, length));
-  if (!etag.empty()) headers.push_back("If-Match: " + etag);
+  if (!generation.empty()) headers.push_back(PinHeader(generation));
   TM_ASSIGN_OR_RETURN(HttpRequest req, NewRequest("GET", loc, {}, std::move(headers)));
   TM_ASSIGN_OR_RETURN(HttpResponse r, SendRetrying(req));
   Chunk chunk;
-  chunk.etag = r.Header("etag");
+  chunk.generation = GenerationOf(r);
   if (r.status == 416) {
     chunk.total = ContentRangeTotal(r.Header("content-range")).value_or(offset);
     return chunk;
   }
-  if (r.status == 412 && !etag.empty()) {
+  if (r.status == 412 && !generation.empty()) {
     return Status::DataLoss(service_ + " object " + UrlOf(loc) +
-                            " changed while it was being read (it no longer has ETag " + etag +
-                            "); read it again");
+                            " changed while it was being read (it is no longer generation " +
+                            generation + "); read it again");
   }
   if (r.status == 206) {
     chunk.total = ContentRangeTotal(r.Header("content-range")).value_or(offset + r.body.size());
@@ -237,7 +251,7 @@ class ObjectStore::ChunkedReadStream : public ReadStream {
   ChunkedReadStream(ObjectStore* store, Location loc, Chunk first, uint64_t begin, uint64_t end)
       : store_(store),
         loc_(std::move(loc)),
-        etag_(first.etag),
+        generation_(first.generation),
         current_(std::move(first.data)),
         next_offset_(begin + current_.size()),
         end_(end) {
@@ -281,14 +295,14 @@ class ObjectStore::ChunkedReadStream : public ReadStream {
       uint64_t len = std::min(o.read_chunk, end_ - off);
       next_offset_ += len;
       pending_.push_back(std::async(std::launch::async, [this, off, len] {
-        return store_->GetRange(loc_, off, len, etag_);
+        return store_->GetRange(loc_, off, len, generation_);
       }));
     }
   }
 
   ObjectStore* store_;
   Location loc_;
-  std::string etag_;
+  std::string generation_;
   std::string current_;
   size_t pos_ = 0;
   uint64_t next_offset_;
@@ -318,7 +332,7 @@ StatusOr<HttpResponse> ObjectStore::PutOnce(const Location& loc, std::string_vie
                                             TransportError* transport_error) {
   headers.push_back("Content-Type: application/octet-stream");
   TM_ASSIGN_OR_RETURN(HttpRequest req, NewRequest("PUT", loc, {}, std::move(headers), data, true));
-  return http_.SendOnce(req, transport_error);
+  return SendOnce(std::move(req), transport_error);
 }
 
 StatusOr<std::optional<VersionedData>> ObjectStore::ReadBack(const Location& loc,
@@ -336,6 +350,31 @@ StatusOr<std::optional<VersionedData>> ObjectStore::ReadBack(const Location& loc
   v.generation = GenerationOf(*r);
   v.data = std::move(r->body);
   return std::optional<VersionedData>(std::move(v));
+}
+
+StatusOr<HttpResponse> ObjectStore::ConditionalPut(const Location& loc, std::string_view data,
+                                                   std::vector<std::string> headers,
+                                                   bool* ambiguous) {
+  *ambiguous = false;
+  for (int attempt = 0;; ++attempt) {
+    TransportError te;
+    StatusOr<HttpResponse> r = PutOnce(loc, data, headers, &te);
+    bool last = attempt + 1 >= http_.options().max_attempts;
+    if (!r.ok()) {
+      if (te == TransportError::kConnect && !last) {
+        // Never reached the server: safe to send again.
+        CountRetry();
+        http_.Backoff(attempt);
+        continue;
+      }
+      *ambiguous = te != TransportError::kConnect && te != TransportError::kOther;
+      return r;
+    }
+    // 409 ConditionalRequestConflict (AWS), 5xx (RGW answers 500 to some lost races), 408, 429:
+    // the write may or may not have happened.
+    *ambiguous = r->status == 409 || HttpClient::IsRetryableStatus(r->status);
+    return r;
+  }
 }
 
 Status ObjectStore::Upload(const Location& loc, std::string_view data, const std::string& file,

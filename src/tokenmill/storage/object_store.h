@@ -6,7 +6,8 @@
 //
 // Reads: Read/ReadVersioned/Stat are single requests, retried on transient failures. OpenRead
 // fetches `read_chunk` ranges with up to `read_ahead` requests in flight on background threads,
-// each conditional on the object's first ETag (a change mid-stream is DataLoss, never a mix).
+// each pinned to the generation the first range saw (a change mid-stream is DataLoss, never a
+// mix of two versions).
 // Writes: a single PUT up to `multipart_threshold`, a multipart upload above it (parts in
 // parallel, the upload aborted on failure).
 //
@@ -81,6 +82,12 @@ class ObjectStore : public Storage {
   virtual bool UseListV2() const { return true; }
   // Advice appended to 401/403 errors (where the credentials came from, what to set).
   virtual std::string CredentialsHint() const = 0;
+  // The header that makes a GET fail with 412 unless the object still has `generation` (used to
+  // keep the ranges of one OpenRead stream on one version of the object).
+  virtual std::string PinHeader(const std::string& generation) const = 0;
+  // Called after a 401: refreshes short-lived credentials and re-authorizes `request`. Returns
+  // false if there is nothing to refresh (the 401 is then reported). Default: false.
+  virtual bool RefreshAuthorization(HttpRequest* request) { return false; }
 
   // ---- Helpers for the subclasses ----
   StatusOr<Location> Parse(std::string_view url, bool allow_empty_key) const;
@@ -95,7 +102,9 @@ class ObjectStore : public Storage {
                                    bool has_body = false, bool hash_body = true);
 
   // Sends with retries of transient failures (for idempotent requests).
-  StatusOr<HttpResponse> SendRetrying(const HttpRequest& request);
+  StatusOr<HttpResponse> SendRetrying(HttpRequest request);
+  // Sends once (conditional writes); a 401 still gets one re-authorized attempt.
+  StatusOr<HttpResponse> SendOnce(HttpRequest request, TransportError* transport_error);
 
   // The Status for a failed response: names the operation, url, HTTP status and the server's
   // error code; never a secret.
@@ -110,6 +119,12 @@ class ObjectStore : public Storage {
   StatusOr<HttpResponse> PutOnce(const Location& loc, std::string_view data,
                                  std::vector<std::string> headers, TransportError* transport_error);
 
+  // A conditional PUT: sent again only if it never reached the server (connection refused).
+  // `ambiguous` is set when the outcome is unknown: a lost reply, a timeout, 409, 408, 429 or
+  // 5xx; the caller must then read the object back.
+  StatusOr<HttpResponse> ConditionalPut(const Location& loc, std::string_view data,
+                                        std::vector<std::string> headers, bool* ambiguous);
+
   void CountRetry() { retries_.fetch_add(1, std::memory_order_relaxed); }
   void CountBytesWritten(uint64_t n) { bytes_written_.fetch_add(n, std::memory_order_relaxed); }
 
@@ -123,12 +138,12 @@ class ObjectStore : public Storage {
   struct Chunk {
     std::string data;
     uint64_t total = 0;  // object size from Content-Range
-    std::string etag;
+    std::string generation;
   };
-  // GET [offset, offset + length) of loc, If-Match `etag` when not empty. A 416 gives an empty
-  // chunk with total = the object size when known.
+  // GET [offset, offset + length) of loc, pinned to `generation` when not empty. A 416 gives an
+  // empty chunk with total = the object size when known.
   StatusOr<Chunk> GetRange(const Location& loc, uint64_t offset, uint64_t length,
-                           const std::string& etag);
+                           const std::string& generation);
   // Uploads bytes from memory (`data`) or from `file` as one PUT or a multipart upload.
   Status Upload(const Location& loc, std::string_view data, const std::string& file, uint64_t size);
   Status MultipartUpload(const Location& loc, std::string_view data, const std::string& file,

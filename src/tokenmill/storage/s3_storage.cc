@@ -95,29 +95,8 @@ std::string S3Storage::CredentialsHint() const {
          config_.endpoint;
 }
 
-StatusOr<HttpResponse> S3Storage::ConditionalPut(const Location& loc, std::string_view data,
-                                                 std::vector<std::string> headers,
-                                                 bool* ambiguous) {
-  *ambiguous = false;
-  for (int attempt = 0;; ++attempt) {
-    TransportError te;
-    StatusOr<HttpResponse> r = PutOnce(loc, data, headers, &te);
-    bool last = attempt + 1 >= http().options().max_attempts;
-    if (!r.ok()) {
-      if (te == TransportError::kConnect && !last) {
-        // Never reached the server: safe to send again.
-        CountRetry();
-        http().Backoff(attempt);
-        continue;
-      }
-      *ambiguous = te != TransportError::kConnect && te != TransportError::kOther;
-      return r;
-    }
-    // 409 ConditionalRequestConflict (AWS), 5xx (RGW answers 500 to some lost races), 408, 429:
-    // the write may or may not have happened.
-    *ambiguous = r->status == 409 || HttpClient::IsRetryableStatus(r->status);
-    return r;
-  }
+std::string S3Storage::PinHeader(const std::string& generation) const {
+  return "If-Match: " + generation;  // GET accepts the quoted ETag, RGW included
 }
 
 StatusOr<std::string> S3Storage::CreateIfAbsent(std::string_view url, std::string_view data) {

@@ -53,12 +53,10 @@ class S3Storage : public ObjectStore {
   std::string GenerationOf(const HttpResponse& response) const override;
   std::string ListedGeneration(std::string_view contents_xml) const override;
   std::string CredentialsHint() const override;
+  std::string PinHeader(const std::string& generation) const override;
 
  private:
   bool UsePathStyle(const std::string& bucket) const;
-  // One conditional PUT with retries of requests that never reached the server.
-  StatusOr<HttpResponse> ConditionalPut(const Location& loc, std::string_view data,
-                                        std::vector<std::string> headers, bool* ambiguous);
 
   const S3Config config_;
   std::string endpoint_scheme_;  // of the endpoint: "http" or "https"

@@ -4,6 +4,7 @@
 #include <mutex>
 #include <string>
 
+#include "tokenmill/storage/gcs_storage.h"
 #include "tokenmill/storage/local_storage.h"
 #include "tokenmill/storage/s3_storage.h"
 
@@ -81,7 +82,15 @@ StatusOr<Storage*> StorageFor(std::string_view location) {
     return static_cast<Storage*>(s3);
   }
   if (location.starts_with("gs://")) {
-    return Status::Unimplemented("no backend is built for " + std::string(location));
+    static std::mutex mu;
+    static GcsStorage* gcs = nullptr;
+    std::lock_guard<std::mutex> lock(mu);
+    if (gcs == nullptr) {
+      StatusOr<std::unique_ptr<GcsStorage>> made = GcsStorage::FromEnvironment();
+      if (!made.ok()) return made.status().WithContext("cannot set up GCS access");
+      gcs = made->release();
+    }
+    return static_cast<Storage*>(gcs);
   }
   if (location.find("://") != std::string_view::npos && !location.starts_with("file://")) {
     return Status::InvalidArgument("unsupported location " + std::string(location) +
