@@ -482,7 +482,7 @@ TEST_F(S3StorageTest, ConnectionRefusedIsRetriedThenUnavailable) {
 // the write happened), 500 after the write happened, or a hang (timeout).
 class FaultProxy {
  public:
-  enum class Action { kForward, kSlowDown, kForwardThenDrop, kForwardThen500, kHang };
+  enum class Action { kForward, kSlowDown, kBadRequest, kForwardThenDrop, kForwardThen500, kHang };
   explicit FaultProxy(int upstream_port)
       : upstream_(upstream_port), server_([this](const TestHttpRequest& r) { return Handle(r); }) {}
 
@@ -510,6 +510,9 @@ class FaultProxy {
         return MakeHttpResponse(503, {"Content-Type: application/xml"},
                                 "<Error><Code>SlowDown</Code><Message>Reduce your request "
                                 "rate</Message></Error>");
+      case Action::kBadRequest:
+        return MakeHttpResponse(400, {"Content-Type: application/xml"},
+                                "<Error><Code>InvalidPart</Code></Error>");
       case Action::kForwardThenDrop:
         ForwardHttp(upstream_, r);
         return std::nullopt;
@@ -601,6 +604,37 @@ TEST_F(S3StorageTest, LostReplyOnCreateIsResolvedByReadingBack) {
   StatusOr<std::string> g4 = s->CreateIfAbsent(U("lost-2"), "holder y attempt 1 counter 1");
   ASSERT_TRUE(g4.ok()) << g4.status().ToString();
   EXPECT_GE(s->counters().retries, 1u);
+}
+
+TEST_F(S3StorageTest, FailedMultipartUploadIsAborted) {
+  FaultProxy proxy(PortOf(endpoint_));
+  S3Config c = Config();
+  c.endpoint = proxy.endpoint();
+  ObjectStoreOptions o = SmallOptions();
+  o.upload_parallelism = 1;  // requests in order: start, part 1, part 2, ...
+  auto s = Make(c, o);
+  std::string data = Pattern(13 * 1024 * 1024, 5);
+  proxy.Push(FaultProxy::Action::kForward);     // start
+  proxy.Push(FaultProxy::Action::kForward);     // part 1
+  proxy.Push(FaultProxy::Action::kBadRequest);  // part 2: refused, not retryable
+  Status w = s->Write(U("aborted"), data);
+  ASSERT_FALSE(w.ok());
+  EXPECT_EQ(w.code(), StatusCode::kInvalidArgument) << w.ToString();
+  EXPECT_NE(w.message().find("part 2"), std::string::npos) << w.message();
+  EXPECT_EQ(Make()->Stat(U("aborted")).status().code(), StatusCode::kNotFound);
+
+  // No upload is left behind (ListMultipartUploads on the key's prefix).
+  HttpClient http;
+  HttpRequest req;
+  std::string key = U("aborted").substr(5 + bucket_.size() + 1);
+  req.url = endpoint_ + "/" + bucket_ + CanonicalQuery({{"prefix", key}, {"uploads", ""}});
+  req.headers = {"x-amz-content-sha256: UNSIGNED-PAYLOAD"};
+  req.sigv4 = "aws:amz:us-east-1:s3";
+  req.sigv4_userpwd = Env("AWS_ACCESS_KEY_ID") + ":" + Env("AWS_SECRET_ACCESS_KEY");
+  StatusOr<HttpResponse> r = http.SendOnce(req);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_EQ(r->status, 200) << r->body;
+  EXPECT_EQ(r->body.find("<Upload>"), std::string::npos) << r->body;
 }
 
 TEST_F(S3StorageTest, StorageForUsesTheEnvironment) {
