@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -122,9 +123,9 @@ TEST(BoundaryTest, NastySyntheticInputs) {
                                            "\xC2\xA0"};
   std::vector<std::string> inputs = fixed;
   Rng rng(2024, 1);
-  for (int i = 0; i < 60; ++i) {
+  for (int i = 0; i < 50; ++i) {
     std::string data;
-    for (int64_t n = rng.RandInt(0, 400); n > 0; --n) {
+    for (int64_t n = rng.RandInt(0, 150); n > 0; --n) {
       data += pieces[static_cast<size_t>(rng.RandInt(0, static_cast<int64_t>(pieces.size()) - 1))];
     }
     inputs.push_back(data);
@@ -133,7 +134,7 @@ TEST(BoundaryTest, NastySyntheticInputs) {
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string url = dir.Write("in-" + std::to_string(i) + ".txt", inputs[i]);
     for (uint64_t task : {1, 2, 3, 7, 16, 100}) {
-      for (uint64_t first : {task, uint64_t{1}}) {
+      for (uint64_t first : std::set<uint64_t>{task, task / 2 + 1}) {
         SCOPED_TRACE("input " + std::to_string(i) + " task " + std::to_string(task));
         CheckCuts(url, inputs[i], task, first, options);
         if (::testing::Test::HasFatalFailure()) return;

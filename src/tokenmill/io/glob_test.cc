@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -55,28 +54,25 @@ TEST(GlobTest, PrefixesAndValidation) {
   EXPECT_THAT(ValidateGlob("/a/b\\").message(), HasSubstr("lone '\\'"));
 }
 
-// A reference matcher: the pattern translated to a regular expression.
-bool RegexMatch(const std::string& pattern, const std::string& text) {
-  std::string re;
-  for (char c : pattern) {
-    if (c == '*') {
-      re += "[^/]*";
-    } else if (c == '?') {
-      re += "[^/]";
-    } else {
-      re += '[';
-      re += c;
-      re += ']';
+// A reference matcher by plain recursion (exponential, fine for short strings).
+bool RefMatch(std::string_view p, std::string_view t) {
+  if (p.empty()) return t.empty();
+  if (p[0] == '*') {
+    for (size_t k = 0;; ++k) {
+      if (RefMatch(p.substr(1), t.substr(k))) return true;
+      if (k == t.size() || t[k] == '/') return false;
     }
   }
-  return std::regex_match(text, std::regex(re));
+  if (t.empty()) return false;
+  if (p[0] == '?') return t[0] != '/' && RefMatch(p.substr(1), t.substr(1));
+  return p[0] == t[0] && RefMatch(p.substr(1), t.substr(1));
 }
 
-TEST(GlobMatchTest, AgreesWithARegexReference) {
+TEST(GlobMatchTest, AgreesWithARecursiveReference) {
   Rng rng(7, 0);
   const std::string pattern_chars = "ab/*?";
   const std::string text_chars = "ab/";
-  for (int i = 0; i < 5000; ++i) {
+  for (int i = 0; i < 50000; ++i) {
     std::string pattern, text;
     for (int64_t k = rng.RandInt(0, 8); k > 0; --k) {
       const char c = pattern_chars[static_cast<size_t>(rng.RandInt(0, 4))];
@@ -86,7 +82,7 @@ TEST(GlobMatchTest, AgreesWithARegexReference) {
     for (int64_t k = rng.RandInt(0, 10); k > 0; --k) {
       text += text_chars[static_cast<size_t>(rng.RandInt(0, 2))];
     }
-    ASSERT_EQ(GlobMatch(pattern, text), RegexMatch(pattern, text))
+    ASSERT_EQ(GlobMatch(pattern, text), RefMatch(pattern, text))
         << "pattern \"" << pattern << "\" text \"" << text << "\"";
   }
 }

@@ -1,0 +1,37 @@
+// Fuzz target: the "jsonl" reader (simdjson, surrogate repair, the gzip / zstd decoders) on
+// arbitrary bytes. Checks that every document is non-empty valid UTF-8 and that the stats agree
+// with what was returned.
+
+#include <cstdlib>
+
+#include "fuzz/fuzz_input.h"
+#include "tokenmill/io/readers.h"
+#include "tokenmill/io/string_stream.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace tokenmill;
+  fuzz::ReaderSetup s = fuzz::DecodeSetup(data, size, InputFormat::kJsonl);
+  auto reader = OpenDocumentReaderOnStream(
+      std::make_unique<StringReadStream>(std::move(s.content), s.read_chunk), "fuzz.jsonl",
+      s.range_begin, s.compression, s.options);
+  if (!reader.ok()) return 0;
+  Document doc;
+  uint64_t docs = 0;
+  uint64_t last_line = 0;
+  while (true) {
+    StatusOr<bool> r = (*reader)->Next(&doc);
+    if (!r.ok()) {
+      if (r.status().message().find("fuzz.jsonl") == std::string::npos) std::abort();
+      break;
+    }
+    if (!*r) break;
+    ++docs;
+    if (doc.text.empty() || FindInvalidUtf8(doc.text) != std::string_view::npos) std::abort();
+    if (doc.line_number <= last_line) std::abort();
+    last_line = doc.line_number;
+  }
+  const ReaderStats& stats = (*reader)->stats();
+  if (stats.documents != docs) std::abort();
+  if (stats.documents + stats.skipped_records + stats.empty_documents > stats.lines) std::abort();
+  return 0;
+}
