@@ -302,6 +302,11 @@ StatusOr<Ledger::Outcome> Ledger::Acquire(uint64_t* task, uint32_t* attempt) {
       TM_ASSIGN_OR_RETURN(bool won, TryTakeover(t, *rec, current->generation));
       if (won) return claimed(t);
     }
+    // Probing may have failed the last open tasks for good (too many expiries).
+    std::lock_guard<std::mutex> lock(mu_);
+    if (done_count_ + failed_count_ == task_count_) {
+      return failed_count_ > 0 ? Outcome::kAllFinished : Outcome::kAllDone;
+    }
     return Outcome::kWait;
   }
 }
