@@ -433,6 +433,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTiktoken(const TokenizerOptions& option
   }
 
   BpeModel model(MergeRule::kRanks);
+  model.Reserve(static_cast<size_t>(std::count(ranks.begin(), ranks.end(), '\n')) + 1);
   std::string bytes;
   size_t line_no = 0;
   size_t count = 0;
@@ -493,6 +494,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2Encoder(const TokenizerOptions& opt
                                    ": not a JSON object of token -> id (GPT-2 encoder.json)");
   }
   BpeModel model(MergeRule::kMerges);
+  model.Reserve(j.size());
   std::optional<uint32_t> eod;
   for (const auto& [token, value] : j.items()) {
     if (!value.is_number_unsigned() || value.get<uint64_t>() >= BpeModel::kNone - 1) {
@@ -672,6 +674,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
   if (j.contains("normalizer")) TM_RETURN_IF_ERROR(ReadNormalizer(j["normalizer"], source, &form));
 
   BpeModel model(MergeRule::kMerges);
+  model.Reserve(m.at("vocab").size());
   model.set_ignore_merges(m.value("ignore_merges", false));
   std::vector<std::pair<uint32_t, std::string>> not_byte_level;  // vocab entries kept as text
   for (const auto& [token, value] : m.at("vocab").items()) {

@@ -48,6 +48,11 @@ uint64_t BpeModel::HashBytes(std::string_view bytes) {
   return Mix(h);
 }
 
+inline uint64_t BpeModel::SlotData(std::string_view bytes, uint64_t hash, uint32_t offset) {
+  if (bytes.size() <= 8) return Load64(bytes.data(), bytes.size());
+  return (hash & 0xFFFFFFFF00000000ULL) | offset;
+}
+
 void BpeModel::InsertToken(uint32_t id) {
   const Span& span = spans_[id];
   const std::string_view bytes(arena_.data() + span.offset, span.length);
@@ -55,23 +60,29 @@ void BpeModel::InsertToken(uint32_t id) {
   const size_t mask = token_slots_.size() - 1;
   size_t i = h & mask;
   while (token_slots_[i].id != kNone) i = (i + 1) & mask;
-  token_slots_[i] = {static_cast<uint32_t>(h >> 32), id};
+  token_slots_[i] = {SlotData(bytes, h, span.offset), id, span.length};
 }
 
 uint32_t BpeModel::Find(std::string_view bytes) const {
   if (bytes.empty()) return kNone;
   const uint64_t h = HashBytes(bytes);
-  const uint32_t tag = static_cast<uint32_t>(h >> 32);
   const size_t mask = token_slots_.size() - 1;
+  const auto length = static_cast<uint32_t>(bytes.size());
+  if (length <= 8) {
+    const uint64_t data = Load64(bytes.data(), length);
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      const TokenSlot& slot = token_slots_[i];
+      if (slot.id == kNone) return kNone;
+      if (slot.length == length && slot.data == data) return slot.id;
+    }
+  }
+  const uint64_t tag = h & 0xFFFFFFFF00000000ULL;
   for (size_t i = h & mask;; i = (i + 1) & mask) {
     const TokenSlot& slot = token_slots_[i];
     if (slot.id == kNone) return kNone;
-    if (slot.hash == tag) {
-      const Span& span = spans_[slot.id];
-      if (span.length == bytes.size() &&
-          std::memcmp(arena_.data() + span.offset, bytes.data(), bytes.size()) == 0) {
-        return slot.id;
-      }
+    if (slot.length == length && (slot.data & 0xFFFFFFFF00000000ULL) == tag &&
+        std::memcmp(arena_.data() + static_cast<uint32_t>(slot.data), bytes.data(), length) == 0) {
+      return slot.id;
     }
   }
 }
@@ -88,9 +99,8 @@ Status BpeModel::AddToken(std::string_view bytes, uint32_t id) {
   if (id < spans_.size() && spans_[id].length != 0) {
     return Status::InvalidArgument("id " + std::to_string(id) + " is used twice");
   }
-  if (Find(bytes) != kNone) {
-    return Status::InvalidArgument("token bytes repeated (first id " + std::to_string(Find(bytes)) +
-                                   ")");
+  if (const uint32_t first = Find(bytes); first != kNone) {
+    return Status::InvalidArgument("token bytes repeated (first id " + std::to_string(first) + ")");
   }
   if (id >= spans_.size()) spans_.resize(static_cast<size_t>(id) + 1);
   spans_[id] = {static_cast<uint32_t>(arena_.size()), static_cast<uint32_t>(bytes.size())};
@@ -106,6 +116,19 @@ Status BpeModel::AddToken(std::string_view bytes, uint32_t id) {
   }
   InsertToken(id);
   return Status::Ok();
+}
+
+void BpeModel::Reserve(size_t tokens) {
+  size_t capacity = token_slots_.size();
+  while (capacity < 2 * tokens) capacity *= 2;
+  if (capacity != token_slots_.size()) {
+    std::vector<TokenSlot> old(capacity);
+    old.swap(token_slots_);
+    for (const TokenSlot& slot : old) {
+      if (slot.id != kNone) InsertToken(slot.id);
+    }
+  }
+  spans_.reserve(tokens);
 }
 
 Status BpeModel::AddMerge(uint32_t left, uint32_t right) {
@@ -159,34 +182,42 @@ Status BpeModel::Finish() {
       }
     }
   }
-  // Pair table, sized for a load factor of at most 1/2.
-  size_t pairs = merges_.size();
+  // Pair table: collect the entries, then size the table for a load factor of at most 1/2.
+  struct Entry {
+    uint32_t left, right, priority, result;
+  };
+  std::vector<Entry> entries;
   if (rule_ == MergeRule::kRanks) {
-    for (const Span& span : spans_) pairs += span.length > 1 ? span.length - 1 : 0;
-  }
-  size_t capacity = 16;
-  while (capacity < 2 * pairs) capacity *= 2;
-  pair_slots_.assign(capacity, PairSlot{});
-  pair_count_ = 0;
-  if (rule_ == MergeRule::kRanks) {
+    entries.reserve(token_count_ * 3);
     for (uint32_t id = 0; id < spans_.size(); ++id) {
       const std::string_view bytes = Bytes(id);
       for (size_t k = 1; k < bytes.size(); ++k) {
         const uint32_t left = Find(bytes.substr(0, k));
         if (left == kNone) continue;
         const uint32_t right = Find(bytes.substr(k));
-        if (right != kNone) InsertPair(left, right, id, id);
+        if (right != kNone) entries.push_back({left, right, id, id});
       }
     }
   } else {
+    entries.reserve(merges_.size());
+    std::string joined;
     for (size_t i = 0; i < merges_.size(); ++i) {
       const auto [left, right] = merges_[i];
-      std::string joined(Bytes(left));
+      joined.assign(Bytes(left));
       joined.append(Bytes(right));
-      InsertPair(left, right, static_cast<uint32_t>(i), Find(joined));
+      entries.push_back({left, right, static_cast<uint32_t>(i), Find(joined)});
     }
     merges_.clear();
     merges_.shrink_to_fit();
+  }
+  size_t capacity = 16;
+  while (capacity < 2 * entries.size()) capacity *= 2;
+  pair_slots_.assign(capacity, PairSlot{});
+  pair_count_ = 0;
+  for (const Entry& e : entries) InsertPair(e.left, e.right, e.priority, e.result);
+  byte_pairs_.assign(256 * 256, Pair{});
+  for (int a = 0; a < 256; ++a) {
+    for (int b = 0; b < 256; ++b) byte_pairs_[a * 256 + b] = LookupPair(byte_ids_[a], byte_ids_[b]);
   }
   finished_ = true;
   if (rule_ == MergeRule::kMerges && !ignore_merges_) {
@@ -222,8 +253,16 @@ inline void BpeModel::EmitPart(uint32_t id, std::vector<uint32_t>* ids) const {
   }
 }
 
-void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids) const {
+void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
+                           Algorithm algorithm) const {
   if (piece.empty()) return;
+  if (piece.size() >= kMaxPieceBytes) {  // never in practice: positions are 32-bit
+    constexpr size_t kChunk = kMaxPieceBytes - 1;
+    for (size_t pos = 0; pos < piece.size(); pos += kChunk) {
+      EncodePiece(piece.substr(pos, kChunk), ids, algorithm);
+    }
+    return;
+  }
   if (piece.size() == 1) {
     EmitPart(byte_ids_[static_cast<unsigned char>(piece[0])], ids);
     return;
@@ -233,7 +272,7 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids) c
     ids->push_back(whole);
     return;
   }
-  if (piece.size() <= kLinearMergeMaxBytes) {
+  if (piece.size() <= kLinearMergeMaxBytes && algorithm != Algorithm::kHeap) {
     MergeLinear(piece, ids);
   } else {
     MergeHeap(piece, ids);
@@ -245,8 +284,9 @@ void BpeModel::MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) c
   uint32_t parts[kLinearMergeMaxBytes];
   Pair pairs[kLinearMergeMaxBytes];
   size_t m = piece.size();
-  for (size_t k = 0; k < m; ++k) parts[k] = byte_ids_[static_cast<unsigned char>(piece[k])];
-  for (size_t k = 0; k + 1 < m; ++k) pairs[k] = LookupPair(parts[k], parts[k + 1]);
+  const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
+  for (size_t k = 0; k < m; ++k) parts[k] = byte_ids_[bytes[k]];
+  for (size_t k = 0; k + 1 < m; ++k) pairs[k] = byte_pairs_[bytes[k] * 256 + bytes[k + 1]];
   while (m > 1) {
     size_t best = 0;
     uint32_t best_priority = pairs[0].priority;
@@ -274,10 +314,11 @@ void BpeModel::MergeHeap(std::string_view piece, std::vector<uint32_t>* ids) con
   // Parts form a doubly linked list over the byte positions where they start. The heap holds a
   // candidate for every adjacent pair, keyed by (priority, position); a candidate whose parts
   // have changed since it was pushed is skipped when popped.
+  constexpr uint32_t kNil = UINT32_MAX;
   struct Node {
     uint32_t id;
-    int32_t prev;
-    int32_t next;
+    uint32_t prev;
+    uint32_t next;
   };
   struct Candidate {
     uint64_t key;  // priority << 32 | position of the left part
@@ -286,42 +327,42 @@ void BpeModel::MergeHeap(std::string_view piece, std::vector<uint32_t>* ids) con
     uint32_t result;
   };
   constexpr uint32_t kDead = kNone - 1;
-  const size_t n = piece.size();
+  const auto n = static_cast<uint32_t>(piece.size());  // EncodePiece keeps pieces below 4 GiB
+  const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
   std::vector<Node> nodes(n);
-  for (size_t k = 0; k < n; ++k) {
-    nodes[k] = {byte_ids_[static_cast<unsigned char>(piece[k])], static_cast<int32_t>(k) - 1,
-                k + 1 < n ? static_cast<int32_t>(k + 1) : -1};
+  for (uint32_t k = 0; k < n; ++k) {
+    nodes[k] = {byte_ids_[bytes[k]], k == 0 ? kNil : k - 1, k + 1 < n ? k + 1 : kNil};
   }
   auto later = [](const Candidate& a, const Candidate& b) { return a.key > b.key; };
   std::vector<Candidate> heap;
   heap.reserve(n);
-  auto push = [&](int32_t pos) {
-    const int32_t next = nodes[pos].next;
-    if (next < 0) return;
-    const Pair pair = LookupPair(nodes[pos].id, nodes[next].id);
+  auto push = [&](uint32_t pos, Pair pair) {
     if (pair.priority == kNone) return;
-    heap.push_back({(static_cast<uint64_t>(pair.priority) << 32) | static_cast<uint32_t>(pos),
-                    nodes[pos].id, nodes[next].id, pair.result});
+    const uint32_t next = nodes[pos].next;
+    heap.push_back({(static_cast<uint64_t>(pair.priority) << 32) | pos, nodes[pos].id,
+                    nodes[next].id, pair.result});
     std::push_heap(heap.begin(), heap.end(), later);
   };
-  for (size_t k = 0; k + 1 < n; ++k) push(static_cast<int32_t>(k));
+  for (uint32_t k = 0; k + 1 < n; ++k) push(k, byte_pairs_[bytes[k] * 256 + bytes[k + 1]]);
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), later);
     const Candidate c = heap.back();
     heap.pop_back();
-    const auto pos = static_cast<int32_t>(c.key & 0xFFFFFFFFu);
+    const auto pos = static_cast<uint32_t>(c.key & 0xFFFFFFFFu);
     Node& node = nodes[pos];
-    if (node.id != c.left || node.next < 0) continue;
+    if (node.id != c.left || node.next == kNil) continue;
     Node& right = nodes[node.next];
     if (right.id != c.right) continue;
     node.id = c.result;
     right.id = kDead;
     node.next = right.next;
-    if (node.next >= 0) nodes[node.next].prev = pos;
-    if (node.prev >= 0) push(node.prev);
-    push(pos);
+    if (node.next != kNil) {
+      nodes[node.next].prev = pos;
+      push(pos, LookupPair(node.id, nodes[node.next].id));
+    }
+    if (node.prev != kNil) push(node.prev, LookupPair(nodes[node.prev].id, node.id));
   }
-  for (int32_t k = 0; k >= 0; k = nodes[k].next) EmitPart(nodes[k].id, ids);
+  for (uint32_t k = 0; k != kNil; k = nodes[k].next) EmitPart(nodes[k].id, ids);
 }
 
 }  // namespace tokenmill::bpe

@@ -31,6 +31,8 @@ class BpeModel {
   static constexpr uint32_t kNone = UINT32_MAX;
   // Pieces of at most this many bytes merge with the linear scan.
   static constexpr size_t kLinearMergeMaxBytes = 64;
+  // Pieces of this many bytes or more (4 GiB) are encoded in chunks of kMaxPieceBytes - 1 bytes.
+  static constexpr size_t kMaxPieceBytes = size_t{1} << 32;
 
   explicit BpeModel(MergeRule rule);
   BpeModel(BpeModel&&) = default;
@@ -39,6 +41,9 @@ class BpeModel {
   // Adds a token. Errors (for the caller to put in context): the bytes or the id already exist,
   // the bytes are empty, or the id is kNone.
   Status AddToken(std::string_view bytes, uint32_t id);
+
+  // Prepares for about `tokens` tokens (optional; saves rehashing).
+  void Reserve(size_t tokens);
 
   // kMerges only: adds the next merge line. Error if an id is unknown or the concatenation is not a
   // token.
@@ -54,8 +59,14 @@ class BpeModel {
   // REQUIRES: every token and merge added.
   Status Finish();
 
+  // How a piece that is not taken whole is merged. kAuto: linear up to kLinearMergeMaxBytes, heap
+  // above. kLinear applies to pieces up to kLinearMergeMaxBytes only. (For tests and benchmarks;
+  // all give the same ids.)
+  enum class Algorithm { kAuto, kLinear, kHeap };
+
   // Appends the ids of `piece` to *ids. REQUIRES: Finish() succeeded.
-  void EncodePiece(std::string_view piece, std::vector<uint32_t>* ids) const;
+  void EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
+                   Algorithm algorithm = Algorithm::kAuto) const;
 
   // The id of the token with exactly these bytes, or kNone.
   uint32_t Find(std::string_view bytes) const;
@@ -72,9 +83,12 @@ class BpeModel {
     uint32_t offset = 0;
     uint32_t length = 0;  // 0: no token with this id
   };
+  // A token in the lookup table. Tokens of up to 8 bytes are compared inline (one memory access
+  // per probe); longer ones by hash tag, then against the arena.
   struct TokenSlot {
-    uint32_t hash = 0;
+    uint64_t data = 0;  // length <= 8: the bytes, zero-padded; else offset | hash tag << 32
     uint32_t id = kNone;
+    uint32_t length = 0;
   };
   struct PairSlot {
     uint64_t key = UINT64_MAX;  // left << 32 | right; UINT64_MAX: empty
@@ -87,6 +101,7 @@ class BpeModel {
   };
 
   static uint64_t HashBytes(std::string_view bytes);
+  static uint64_t SlotData(std::string_view bytes, uint64_t hash, uint32_t offset);
   Pair LookupPair(uint32_t left, uint32_t right) const;
   void InsertPair(uint32_t left, uint32_t right, uint32_t priority, uint32_t result);
   void InsertToken(uint32_t id);
@@ -108,6 +123,7 @@ class BpeModel {
   std::vector<PairSlot> pair_slots_;                   // open addressing, power-of-two size
   size_t pair_count_ = 0;
   uint32_t byte_ids_[256];
+  std::vector<Pair> byte_pairs_;   // 256 x 256: the pairs of two single-byte tokens, by byte value
   std::vector<uint8_t> whole_ok_;  // kMerges: merging the token's bytes gives the token itself
 };
 
