@@ -1,0 +1,94 @@
+#!/bin/bash
+# Builds the tokenmill worker bundle for Compute Engine VMs (and any stock Debian 12 machine):
+#   bin/tokenmill   the binary, with an rpath of $ORIGIN/../lib (set here with patchelf)
+#   lib/*.so*       every shared library it needs that Debian 12's base system lacks (the base is
+#                   scripts/bundle-base-packages.txt), each with an rpath of $ORIGIN
+#   VERSION         tokenmill --version, the git commit, the build time, the binary's sha256
+# packed as a .tar.gz that `tokenmill launch gce` uploads to the bucket.
+#
+# Usage: scripts/make-bundle.sh [BINARY] [OUT]
+#   BINARY  the tokenmill binary (default: build/tokenmill, or build/src/tokenmill/cli/tokenmill)
+#   OUT     the bundle to write (default: ./tokenmill-bundle.tar.gz)
+# Needs: ldd, dpkg (to tell base-system libraries apart), patchelf (apt-get install patchelf).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/.." && pwd)
+BASE_LIST="$HERE/bundle-base-packages.txt"
+
+bin=${1:-}
+if [ -z "$bin" ]; then
+  for candidate in "$REPO/build/tokenmill" "$REPO/build/src/tokenmill/cli/tokenmill"; do
+    if [ -x "$candidate" ]; then bin=$candidate; break; fi
+  done
+fi
+out=${2:-tokenmill-bundle.tar.gz}
+die() { echo "make-bundle.sh: $*" >&2; exit 1; }
+[ -n "$bin" ] || die "no tokenmill binary found: build it (cmake --build build --target tokenmill) or pass its path"
+[ -x "$bin" ] || die "$bin is not an executable file"
+command -v patchelf >/dev/null || die "patchelf is missing: apt-get install -y patchelf"
+command -v dpkg >/dev/null || die "dpkg is missing: build the bundle on Debian 12"
+[ -f "$BASE_LIST" ] || die "$BASE_LIST is missing"
+
+# The Debian package that owns a library file, or nothing (paths differ by the /usr merge).
+owner() {
+  local p=$1 real
+  real=$(readlink -f "$p")
+  for candidate in "$p" "$real" "/usr$p" "/usr$real" "${p#/usr}" "${real#/usr}"; do
+    if o=$(dpkg -S "$candidate" 2>/dev/null | head -n 1); then
+      o=${o%%: *}
+      echo "${o%%:*}"
+      return 0
+    fi
+  done
+  return 0
+}
+
+is_base() { grep -qxF "$1" "$BASE_LIST"; }
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage/bin" "$stage/lib"
+cp "$bin" "$stage/bin/tokenmill"
+chmod 755 "$stage/bin/tokenmill"
+
+if ldd "$bin" | grep -q 'not found'; then
+  ldd "$bin" >&2
+  die "$bin has unresolved libraries on this machine"
+fi
+shipped=()
+while read -r soname path; do
+  pkg=$(owner "$path")
+  if [ -n "$pkg" ] && is_base "$pkg"; then
+    continue
+  fi
+  cp -L "$path" "$stage/lib/$soname"
+  chmod 644 "$stage/lib/$soname"
+  # shellcheck disable=SC2016  # a literal $ORIGIN for the dynamic loader
+  patchelf --set-rpath '$ORIGIN' "$stage/lib/$soname"
+  shipped+=("$soname (${pkg:-not from a package})")
+done < <(ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}')
+# shellcheck disable=SC2016  # a literal $ORIGIN for the dynamic loader
+patchelf --set-rpath '$ORIGIN/../lib' "$stage/bin/tokenmill"
+
+# Everything must now resolve inside the bundle or in the base system.
+if env -u LD_LIBRARY_PATH ldd "$stage/bin/tokenmill" | grep -q 'not found'; then
+  ldd "$stage/bin/tokenmill" >&2
+  die "the bundled binary has unresolved libraries"
+fi
+"$stage/bin/tokenmill" --version >/dev/null || die "the bundled binary does not run"
+
+{
+  "$stage/bin/tokenmill" --version
+  echo "commit: $(git -C "$REPO" rev-parse HEAD 2>/dev/null || echo unknown)"
+  # shellcheck disable=SC1091
+  echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release && echo "$PRETTY_NAME")"
+  echo "sha256: $(sha256sum "$stage/bin/tokenmill" | cut -d' ' -f1)"
+  echo "libraries:"
+  for s in "${shipped[@]}"; do echo "  $s"; done
+} >"$stage/VERSION"
+
+mkdir -p "$(dirname "$out")"
+tar -C "$stage" -czf "$out.tmp" bin lib VERSION
+mv "$out.tmp" "$out"
+echo "wrote $out ($(du -h "$out" | cut -f1), ${#shipped[@]} libraries shipped)"
