@@ -40,6 +40,8 @@ struct BertNormalizerOptions {
 
 // A Sink receives the words of Split():
 //   void Word(std::string_view utf8, size_t chars);  // a word (normalized), its code points
+//   void Char(char32_t cp, std::string_view utf8);   // a word of one code point (punctuation,
+//                                                    // CJK); may also come through Word()
 //   size_t Mark();                                    // a position in the output
 //   void Rollback(size_t mark);                       // drop the words after Mark()
 class BertPreTokenizer {
@@ -146,7 +148,7 @@ void BertPreTokenizer::Emit(char32_t cp, uint32_t post, State& st, Sink& sink) c
       Flush(st, sink);
       std::string& w = *st.word;
       AppendUtf8(cp, &w);
-      sink.Word(std::string_view(w), 1);
+      sink.Char(cp, std::string_view(w));
       w.clear();
       break;
     }
@@ -192,9 +194,7 @@ void BertPreTokenizer::Split(std::string_view text, Sink& sink) const {
           break;
         case kAsciiPunct:
           Flush(st, sink);
-          st.word->push_back(e.byte);
-          sink.Word(std::string_view(*st.word), 1);
-          st.word->clear();
+          sink.Char(static_cast<unsigned char>(e.byte), std::string_view(p + i - 1, 1));
           break;
         case kAsciiSpace:
           Flush(st, sink);
@@ -234,7 +234,15 @@ void BertPreTokenizer::Split(std::string_view text, Sink& sink) const {
       st.mark = sink.Mark();
       continue;
     }
-    if (raw == kRawCjk) Flush(st, sink);
+    if (raw == kRawCjk) {
+      Flush(st, sink);
+      if ((rec & (kMappedBit | (3u << 2))) == 0) {  // unchanged, not punctuation: one char word
+        sink.Char(cp, text.substr(i - len, len));
+        st.token_start = i;
+        st.mark = sink.Mark();
+        continue;
+      }
+    }
     if (rec & kMappedBit) {
       const uint32_t* entry = pool_.data() + (rec >> kPoolShift);
       const uint32_t count = entry[0];

@@ -15,6 +15,7 @@ struct WordSink {
     words.emplace_back(w);
     chars.push_back(n);
   }
+  void Char(char32_t, std::string_view w) { Word(w, 1); }
   size_t Mark() const { return words.size(); }
   void Rollback(size_t m) {
     words.resize(m);

@@ -14,8 +14,6 @@ namespace {
 // The WordPiece ids never exceed this (the largest public vocabularies have ~250k entries).
 constexpr int64_t kMaxId = (int64_t{1} << 24) - 1;
 
-bool IsContinuationByte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
-
 // Settings that a tokenizer.json may carry; unset ones take the defaults of the compat mode.
 struct FileDefaults {
   bool lowercase = true;
@@ -91,44 +89,51 @@ std::vector<std::pair<std::string_view, uint32_t>> Entries(const std::vector<std
 
 // ---- WordPieceTable ----
 
-uint64_t WordPieceTable::Hash(std::string_view key) {
-  uint64_t h = 0x9E3779B97F4A7C15ull ^ key.size();
-  const char* p = key.data();
-  size_t n = key.size();
-  while (n >= 8) {
+uint64_t WordPieceTable::Head(const char* p, size_t n) {
+  auto load32 = [](const char* q) {
+    uint32_t v;
+    std::memcpy(&v, q, 4);
+    return uint64_t{v};
+  };
+  if (n >= 8) {
     uint64_t v;
     std::memcpy(&v, p, 8);
-    h = (h ^ v) * 0xFF51AFD7ED558CCDull;
-    h ^= h >> 32;
-    p += 8;
-    n -= 8;
+    return v;
   }
-  uint64_t v = 0;
-  std::memcpy(&v, p, n);
-  h = (h ^ v) * 0xC4CEB9FE1A85EC53ull;
-  h ^= h >> 29;
-  return h;
+  // Overlapping loads put the same bytes at the same places, so OR is exact.
+  if (n >= 4) return load32(p) | (load32(p + n - 4) << ((n - 4) * 8));
+  if (n == 0) return 0;
+  const auto byte = [p](size_t i) { return uint64_t{static_cast<unsigned char>(p[i])}; };
+  return byte(0) | (byte(n / 2) << (8 * (n / 2))) | (byte(n - 1) << (8 * (n - 1)));
+}
+
+uint64_t WordPieceTable::Hash(uint64_t head, const char* p, size_t n) {
+  uint64_t h = (head ^ (n * 0x9E3779B97F4A7C15ull)) * 0xFF51AFD7ED558CCDull;
+  for (size_t i = 8; i < n; i += 8) {
+    h ^= h >> 32;
+    h = (h ^ Head(p + i, std::min<size_t>(8, n - i))) * 0xC4CEB9FE1A85EC53ull;
+  }
+  return h ^ (h >> 29);
 }
 
 void WordPieceTable::Build(const std::vector<std::pair<std::string_view, uint32_t>>& entries) {
   size_t capacity = 16;
   while (capacity < entries.size() * 2) capacity *= 2;
-  slots_.assign(capacity, Slot{0, 0, 0, kNotFound});
+  slots_.assign(capacity, Slot{0, kNotFound, 0, 0, 0});
   mask_ = capacity - 1;
   keys_.clear();
-  max_key_size_ = 0;
   for (const auto& [key, id] : entries) {
-    const uint64_t h = Hash(key);
-    const auto h32 = static_cast<uint32_t>(h >> 32);
-    for (uint64_t i = h & mask_;; i = (i + 1) & mask_) {
+    const uint64_t head = Head(key.data(), key.size());
+    const uint64_t h = Hash(head, key.data(), key.size());
+    for (uint64_t i = (h >> 32) & mask_;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.id == kNotFound) {
-        s = Slot{h32, static_cast<uint32_t>(keys_.size()), static_cast<uint32_t>(key.size()), id};
+        s = Slot{head, id, static_cast<uint32_t>(key.size()), static_cast<uint32_t>(keys_.size()),
+                 0};
         keys_.append(key);
-        max_key_size_ = std::max(max_key_size_, key.size());
         break;
       }
-      if (s.hash == h32 && std::string_view(keys_).substr(s.offset, s.size) == key) {
+      if (s.head == head && std::string_view(keys_).substr(s.offset, s.size) == key) {
         s.id = id;  // a later duplicate wins
         break;
       }
@@ -137,16 +142,131 @@ void WordPieceTable::Build(const std::vector<std::pair<std::string_view, uint32_
 }
 
 uint32_t WordPieceTable::Find(std::string_view key) const {
-  const uint64_t h = Hash(key);
-  const auto h32 = static_cast<uint32_t>(h >> 32);
-  for (uint64_t i = h & mask_;; i = (i + 1) & mask_) {
+  const char* p = key.data();
+  const size_t n = key.size();
+  const uint64_t head = Head(p, n);
+  const uint64_t h = Hash(head, p, n);
+  for (uint64_t i = (h >> 32) & mask_;; i = (i + 1) & mask_) {
     const Slot& s = slots_[i];
     if (s.id == kNotFound) return kNotFound;
-    if (s.hash == h32 && s.size == key.size() &&
-        std::memcmp(keys_.data() + s.offset, key.data(), key.size()) == 0) {
+    if (s.head == head && s.size == n &&
+        (n <= 8 || std::memcmp(keys_.data() + s.offset + 8, p + 8, n - 8) == 0)) {
       return s.id;
     }
   }
+}
+
+// ---- WordPieceTrie ----
+
+void WordPieceTrie::Build(const std::vector<std::pair<std::string_view, uint32_t>>& entries) {
+  // A plain trie first (children sorted by byte), then placed into the double array.
+  struct Node {
+    std::vector<std::pair<uint8_t, uint32_t>> children;
+    uint32_t id = kNotFound;
+  };
+  std::vector<Node> nodes(1);
+  for (const auto& [key, id] : entries) {
+    if (key.empty()) continue;
+    uint32_t n = 0;
+    for (char ch : key) {
+      const auto b = static_cast<uint8_t>(ch);
+      auto& kids = nodes[n].children;
+      auto it = std::lower_bound(kids.begin(), kids.end(), b,
+                                 [](const auto& kid, uint8_t v) { return kid.first < v; });
+      if (it != kids.end() && it->first == b) {
+        n = it->second;
+      } else {
+        const auto child = static_cast<uint32_t>(nodes.size());
+        kids.insert(it, {b, child});
+        nodes.emplace_back();
+        n = child;
+      }
+    }
+    nodes[n].id = id;  // a later duplicate wins
+  }
+  cells_.assign(512, Cell{0, -1, kNotFound});
+  cells_[0].check = -2;  // the root
+  // next_free[i] != i: every cell in [i, next_free[i]) is used (a path-compressed skip list).
+  std::vector<int32_t> next_free(cells_.size() + 1);
+  for (size_t i = 0; i < next_free.size(); ++i) next_free[i] = static_cast<int32_t>(i);
+  auto grow = [&](size_t size) {
+    if (size <= cells_.size()) return;
+    const size_t old = cells_.size();
+    const size_t bigger = std::max(size, old * 2);
+    cells_.resize(bigger, Cell{0, -1, kNotFound});
+    next_free.resize(bigger + 1);
+    for (size_t i = old; i <= bigger; ++i) next_free[i] = static_cast<int32_t>(i);
+  };
+  // The first free cell >= i (cells_.size() if none).
+  auto find_free = [&](int32_t i) {
+    const auto size = static_cast<int32_t>(cells_.size());
+    int32_t r = i;
+    while (r < size) {
+      if (next_free[r] != r) {
+        r = next_free[r];
+      } else if (cells_[r].check == -1) {
+        break;
+      } else {
+        next_free[r] = r + 1;
+        ++r;
+      }
+    }
+    for (int32_t j = i; j < r;) {
+      const int32_t next = next_free[j];
+      next_free[j] = r;
+      j = next;
+    }
+    return r;
+  };
+  std::vector<std::pair<uint32_t, int32_t>> queue = {{0, 0}};  // (node, cell)
+  for (size_t q = 0; q < queue.size(); ++q) {
+    const auto [node, cell] = queue[q];
+    cells_[cell].id = nodes[node].id;
+    const auto& kids = nodes[node].children;
+    if (kids.empty()) continue;
+    // The smallest base that puts every child on a free cell (base >= 1).
+    const int32_t first_label = kids[0].first + 1;
+    int32_t p = find_free(1 + first_label);
+    int32_t base;
+    for (;;) {
+      base = p - first_label;
+      grow(static_cast<size_t>(base) + kids.back().first + 2);
+      bool fits = true;
+      for (const auto& kid : kids) {
+        if (cells_[static_cast<size_t>(base) + kid.first + 1].check != -1) {
+          fits = false;
+          break;
+        }
+      }
+      if (fits) break;
+      p = find_free(p + 1);
+    }
+    cells_[cell].base = base;
+    for (const auto& kid : kids) {
+      const auto c = static_cast<int32_t>(base + kid.first + 1);
+      cells_[c].check = cell;
+      queue.emplace_back(kid.second, c);
+    }
+  }
+  while (!cells_.empty() && cells_.back().check == -1) cells_.pop_back();
+}
+
+size_t WordPieceTrie::LongestPrefix(std::string_view text, uint32_t* id) const {
+  size_t best = 0;
+  int32_t s = 0;
+  const auto size = static_cast<int64_t>(cells_.size());
+  for (size_t k = 0; k < text.size(); ++k) {
+    const int32_t base = cells_[s].base;
+    if (base == 0) break;
+    const int64_t t = int64_t{base} + static_cast<uint8_t>(text[k]) + 1;
+    if (t >= size || cells_[t].check != s) break;
+    s = static_cast<int32_t>(t);
+    if (cells_[s].id != kNotFound) {
+      best = k + 1;
+      *id = cells_[s].id;
+    }
+  }
+  return best;
 }
 
 // ---- WordPieceTokenizer ----
@@ -163,7 +283,24 @@ WordPieceTokenizer::WordPieceTokenizer(Config config) : config_(std::move(config
     }
   }
   continuation_.Build(continuation);
+  initial_trie_.Build(entries);
   unk_id_ = all_.Find(config_.unk_token);
+  single_.assign(0x10000, WordPieceTable::kNotFound);
+  for (const auto& [token, id] : entries) {
+    if (token.empty() || token.size() > 3) continue;
+    char32_t cp;
+    const auto* b = reinterpret_cast<const unsigned char*>(token.data());
+    if (token.size() == 1 && b[0] < 0x80) {
+      cp = b[0];
+    } else if (token.size() == 2 && (b[0] & 0xE0) == 0xC0) {
+      cp = ((b[0] & 0x1Fu) << 6) | (b[1] & 0x3Fu);
+    } else if (token.size() == 3 && (b[0] & 0xF0) == 0xE0) {
+      cp = ((b[0] & 0x0Fu) << 12) | ((b[1] & 0x3Fu) << 6) | (b[2] & 0x3Fu);
+    } else {
+      continue;
+    }
+    single_[cp] = all_.Find(token);  // the id that wins among duplicates
+  }
   std::stable_sort(config_.literal_tokens.begin(), config_.literal_tokens.end(),
                    [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   for (const auto& [text, id] : config_.literal_tokens) {
@@ -185,29 +322,25 @@ void WordPieceTokenizer::EncodeWord(std::string_view word, size_t chars,
   }
   // Greedy longest-match-first: the longest vocabulary piece at `pos`, then "##" pieces.
   const size_t mark = ids->size();
-  const size_t n = word.size();
-  const WordPieceTable* table = &all_;
-  size_t pos = 0;
-  while (pos < n) {
-    size_t end = std::min(n, pos + table->max_key_size());
-    if (pos == 0 && end == n) --end;  // the whole word is known to be missing
-    while (end > pos && end < n && IsContinuationByte(word[end])) --end;
-    uint32_t id = WordPieceTable::kNotFound;
-    while (end > pos) {
-      id = table->Find(word.substr(pos, end - pos));
-      if (id != WordPieceTable::kNotFound) break;
-      --end;
-      while (end > pos && IsContinuationByte(word[end])) --end;
-    }
-    if (id == WordPieceTable::kNotFound) {
+  const WordPieceTrie* trie = &initial_trie_;
+  for (size_t pos = 0; pos < word.size();) {
+    uint32_t id = WordPieceTrie::kNotFound;
+    const size_t len = trie->LongestPrefix(word.substr(pos), &id);
+    if (len == 0) {
       ids->resize(mark);
       ids->push_back(unk_id_);
       return;
     }
     ids->push_back(id);
-    pos = end;
-    table = &continuation_;
+    pos += len;
+    trie = &continuation_;
   }
+}
+
+void WordPieceTokenizer::EncodeChar(char32_t cp, std::string_view utf8,
+                                    std::vector<uint32_t>* ids) const {
+  const uint32_t id = cp < single_.size() ? single_[cp] : all_.Find(utf8);
+  ids->push_back(id == WordPieceTable::kNotFound ? unk_id_ : id);
 }
 
 namespace {
@@ -216,6 +349,7 @@ struct IdSink {
   const WordPieceTokenizer* tokenizer;
   std::vector<uint32_t>* ids;
   void Word(std::string_view word, size_t chars) { tokenizer->EncodeWord(word, chars, ids); }
+  void Char(char32_t cp, std::string_view utf8) { tokenizer->EncodeChar(cp, utf8, ids); }
   size_t Mark() const { return ids->size(); }
   void Rollback(size_t mark) { ids->resize(mark); }
 };

@@ -38,21 +38,42 @@ class WordPieceTable {
   // Later entries with the same text win, as in both references.
   void Build(const std::vector<std::pair<std::string_view, uint32_t>>& entries);
   uint32_t Find(std::string_view key) const;
-  size_t max_key_size() const { return max_key_size_; }
 
  private:
   struct Slot {
-    uint32_t hash;
-    uint32_t offset;  // into keys_
-    uint32_t size;
-    uint32_t id;  // kNotFound: empty slot
+    uint64_t head;    // the first 8 bytes of the key, zero-padded
+    uint32_t id;      // kNotFound: an empty slot
+    uint32_t size;    // of the key
+    uint32_t offset;  // of the key in keys_ (compared there when longer than 8 bytes)
+    uint32_t unused;
   };
-  static uint64_t Hash(std::string_view key);
+  // The first min(n, 8) bytes of p as a little-endian integer, zero-padded.
+  static uint64_t Head(const char* p, size_t n);
+  static uint64_t Hash(uint64_t head, const char* p, size_t n);
 
   std::vector<Slot> slots_;
   std::string keys_;
   uint64_t mask_ = 0;
-  size_t max_key_size_ = 0;
+};
+
+// A double-array trie over token bytes, for the greedy longest-match search.
+// Thread-safety: immutable after Build().
+class WordPieceTrie {
+ public:
+  static constexpr uint32_t kNotFound = 0xFFFFFFFF;
+
+  // Later entries with the same text win. Empty keys are ignored.
+  void Build(const std::vector<std::pair<std::string_view, uint32_t>>& entries);
+  // The length of the longest key that is a prefix of `text` (0 if none); sets *id to its id.
+  size_t LongestPrefix(std::string_view text, uint32_t* id) const;
+
+ private:
+  struct Cell {
+    int32_t base;   // children of this cell are at base + byte + 1; 0: no children
+    int32_t check;  // the parent cell; -1: free
+    uint32_t id;    // kNotFound: no key ends here
+  };
+  std::vector<Cell> cells_;
 };
 
 // The WordPiece tokenizer that the loaders return. Thread-safety: immutable; Encode() may be
@@ -88,6 +109,8 @@ class WordPieceTokenizer final : public Tokenizer {
 
   // Appends the ids of one pre-tokenized word of `chars` code points.
   void EncodeWord(std::string_view word, size_t chars, std::vector<uint32_t>* ids) const;
+  // Appends the id of a word of one code point (`utf8` is its encoding).
+  void EncodeChar(char32_t cp, std::string_view utf8, std::vector<uint32_t>* ids) const;
 
  private:
   template <bool kSlowly>
@@ -95,8 +118,10 @@ class WordPieceTokenizer final : public Tokenizer {
 
   Config config_;
   std::shared_ptr<const BertPreTokenizer> pre_tokenizer_;
-  WordPieceTable all_;           // every token
-  WordPieceTable continuation_;  // "##x" tokens, keyed by "x"
+  WordPieceTable all_;            // every token
+  WordPieceTrie initial_trie_;    // every token
+  WordPieceTrie continuation_;    // "##x" tokens, keyed by "x"
+  std::vector<uint32_t> single_;  // BMP code point -> id of the one-character token
   uint32_t unk_id_ = 0;
   uint64_t literal_first_bytes_[4] = {0, 0, 0, 0};  // bitmap of the literal tokens' first bytes
 };
