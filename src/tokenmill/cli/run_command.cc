@@ -33,22 +33,17 @@ class Progress {
   explicit Progress(bool quiet) : tty_(isatty(STDERR_FILENO) == 1), quiet_(quiet) {}
 
   void Update(const JobStatus& st) {
-    if (quiet_) return;
+    if (quiet_ || printed_final_) return;
     const auto now = std::chrono::steady_clock::now();
-    const double dt = std::chrono::duration<double>(now - last_).count();
-    if (!tty_ && dt < 5.0 && !st.finished) return;
-    double tps = 0;
-    if (have_last_ && dt > 0) {
-      tps = static_cast<double>(st.stats.tokens - last_tokens_) / dt;
-      if (tps < 0) tps = 0;
+    if (!tty_ && !st.finished && now - last_print_ < std::chrono::seconds(5)) return;
+    last_print_ = now;
+    const double elapsed = std::chrono::duration<double>(now - start_).count();
+    if (!have_base_) {
+      base_tokens_ = st.stats.tokens;  // tokens of a resumed job's earlier runs
+      have_base_ = true;
     }
-    if (!have_last_ || dt >= 1.0) {
-      last_ = now;
-      last_tokens_ = st.stats.tokens;
-      have_last_ = true;
-      tps_ = tps;
-    }
-    const std::string line = FormatProgressLine(st, tps_);
+    const double tps = elapsed > 0 ? (st.stats.tokens - base_tokens_) / elapsed : 0;
+    const std::string line = FormatProgressLine(st, tps);
     if (tty_) {
       const int width = 24;
       const int filled =
@@ -61,6 +56,7 @@ class Progress {
       std::fprintf(stderr, "tokenmill: %s\n", line.c_str());
     }
     std::fflush(stderr);
+    printed_final_ = st.finished;
   }
 
   void End() {
@@ -71,10 +67,11 @@ class Progress {
   bool tty_;
   bool quiet_;
   bool drew_ = false;
-  bool have_last_ = false;
-  std::chrono::steady_clock::time_point last_{};
-  uint64_t last_tokens_ = 0;
-  double tps_ = 0;
+  bool printed_final_ = false;
+  bool have_base_ = false;
+  uint64_t base_tokens_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_print_{};
 };
 
 int RunRun(const RunArgs& args) {
@@ -92,6 +89,7 @@ int RunRun(const RunArgs& args) {
 
   const uint32_t workers = args.workers > 0 ? args.workers : AvailableCpus();
   const bool already_done = st->complete;
+  const uint64_t bytes_before = st->stats.bytes_in;
   if (!st->finished) {
     if (plan->resumed) {
       std::fprintf(stderr, "tokenmill: resuming %s: %llu of %llu tasks already done\n",
@@ -109,12 +107,17 @@ int RunRun(const RunArgs& args) {
     Status started = pool.Start(store_location, static_cast<int>(workers));
     if (!started.ok()) return ReportError(started);
     Progress progress(args.quiet);
-    auto tick = [&](const launch::LocalPool&) {
-      auto now = reader.Read();
-      if (now.ok()) progress.Update(*now);
+    auto last_read = std::chrono::steady_clock::now() - std::chrono::seconds(10);
+    auto tick = [&](const launch::LocalPool& p) {
+      // Read the store once a second (and once at the end), not at every poll of the workers.
+      const auto now = std::chrono::steady_clock::now();
+      if (p.running() > 0 && now - last_read < std::chrono::seconds(1)) return;
+      last_read = now;
+      auto read = reader.Read();
+      if (read.ok()) progress.Update(*read);
     };
     launch::PoolSummary summary =
-        pool.RunForwardingSignals(tick, std::chrono::milliseconds(1000));
+        pool.RunForwardingSignals(tick, std::chrono::milliseconds(100));
     progress.End();
     if (summary.received_signal != 0) {
       std::fprintf(stderr,
@@ -140,12 +143,20 @@ int RunRun(const RunArgs& args) {
   if (!result.ok()) return ReportError(result.status());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::printf(
-      "%s: %llu documents, %llu tokens, %llu examples, %llu shards (%s) in %s, %.2f MB/s\n",
-      already_done ? "already done" : (plan->resumed ? "done (resumed)" : "done"), (unsigned long long)result->totals.documents,
-      (unsigned long long)result->totals.tokens, (unsigned long long)result->totals.examples,
-      (unsigned long long)result->shards, FormatBytes(result->bytes_out).c_str(),
-      result->manifest_location.c_str(), result->totals.bytes_in / 1e6 / seconds);
+  std::string speed;
+  if (!already_done) {
+    char buf[64];
+    std::snprintf(buf, sizeof(buf), ", %.2f MB/s",
+                  (result->totals.bytes_in - bytes_before) / 1e6 / seconds);
+    speed = buf;
+  }
+  std::printf("%s: %llu documents, %llu tokens, %llu examples, %llu shards (%s) in %s%s\n",
+              already_done ? "already done" : (plan->resumed ? "done (resumed)" : "done"),
+              (unsigned long long)result->totals.documents,
+              (unsigned long long)result->totals.tokens,
+              (unsigned long long)result->totals.examples, (unsigned long long)result->shards,
+              FormatBytes(result->bytes_out).c_str(), result->manifest_location.c_str(),
+              speed.c_str());
   return kExitOk;
 }
 

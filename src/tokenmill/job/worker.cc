@@ -152,8 +152,10 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
     }
   });
 
-  const int64_t wait_ms =
-      std::min<int64_t>(5000, std::max<int64_t>(500, int64_t{spec.job.lease_seconds} * 1000 / 3));
+  // Waiting for other workers' tasks: poll soon (the job may be about to end), then back off to
+  // a third of the lease (expired leases are found within that), at most 5 s.
+  const int64_t max_wait_ms =
+      std::min<int64_t>(5000, std::max<int64_t>(200, int64_t{spec.job.lease_seconds} * 1000 / 3));
 
   auto run_one = [&](uint64_t t, uint32_t attempt) {
     const TaskDef& task = tasks[t];
@@ -234,6 +236,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   auto loop = [&] {
     auto idle_since = std::chrono::steady_clock::now();
     int consecutive_errors = 0;
+    int64_t wait_ms = 100;
     while (!g_stop.load() && !finished.load()) {
       if (options.max_tasks > 0 && claimed.fetch_add(1) >= options.max_tasks) {
         ending = static_cast<int>(WorkerSummary::Ending::kMaxTasks);
@@ -261,6 +264,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
         case Ledger::Outcome::kClaimed:
           run_one(t, attempt);
           idle_since = std::chrono::steady_clock::now();
+          wait_ms = 100;
           break;
         case Ledger::Outcome::kAllDone:
           ending = static_cast<int>(WorkerSummary::Ending::kAllDone);
@@ -280,6 +284,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
             break;
           }
           Nap(wait_ms, finished);
+          wait_ms = std::min(max_wait_ms, wait_ms * 2);
           break;
         }
       }
