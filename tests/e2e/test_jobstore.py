@@ -203,8 +203,7 @@ class SlowTaskTest(tmtest.TempDirTest):
         self.assertEqual(self.read_done_record(store)["holder"], done["holder"])
 
     def read_done_record(self, store):
-        with open(os.path.join(store, "done", "000000.json")) as f:
-            return json.load(f)
+        return json.loads(tmtest.read_store_object(os.path.join(store, "done", "000000.json")))
 
     def shard_state(self, out):
         state = {}
@@ -223,8 +222,8 @@ class SlowTaskTest(tmtest.TempDirTest):
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.procs.append(p)
         store = out + "/_job"
-        wait_for(lambda: os.path.exists(os.path.join(store, "job.json")) and
-                 status_json(store)["tasks"]["done"] >= 1, 120, what="some tasks done")
+        wait_for(lambda: tmtest.job_planned(store) and status_json(store)["tasks"]["done"] >= 1,
+                 120, what="some tasks done")
         p.send_signal(signal.SIGTERM)
         self.assertEqual(p.wait(timeout=60), 143)
         st = status_json(store)

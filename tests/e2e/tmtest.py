@@ -89,6 +89,22 @@ def status_json(store, env=None):
     return json.loads(run(["status", store, "--json"], env=env).stdout)
 
 
+def read_store_object(path):
+    """Reads an object of a local job store. Objects written by create-if-absent or
+    compare-and-swap are kept as a folder of generations, PATH.v/gNNNNNNNNNN (docs/storage.md):
+    the newest generation is the object."""
+    if os.path.isfile(path):
+        with open(path, "rb") as f:
+            return f.read()
+    gens = sorted(g for g in os.listdir(path + ".v") if g.startswith("g"))
+    with open(os.path.join(path + ".v", gens[-1]), "rb") as f:
+        return f.read()
+
+
+def job_planned(store, env=None):
+    return run(["status", store, "--json"], check=False, env=env).returncode == 0
+
+
 def wait_for(predicate, timeout, interval=0.2, what="condition"):
     deadline = time.time() + timeout
     while time.time() < deadline:

@@ -1,0 +1,108 @@
+// The GCE worker bundle (scripts/make-bundle.sh) runs on a stock Debian 12 machine: every shared
+// library the bundled binary loads is either inside the bundle or comes from a package of
+// Debian's base system (scripts/bundle-base-packages.txt).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+#include <sstream>
+
+#include "tokenmill/launch/process.h"
+#include "tokenmill/launch/test_util.h"
+
+namespace tokenmill::launch {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ReadFile;
+using testing::TempDir;
+
+std::set<std::string> BasePackages() {
+  std::set<std::string> names;
+  std::istringstream in(ReadFile(TOKENMILL_SOURCE_DIR "/scripts/bundle-base-packages.txt"));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] != '#') names.insert(line);
+  }
+  return names;
+}
+
+// The Debian package owning `path` (trying the /usr-merged spellings), or empty.
+std::string Owner(const std::string& path) {
+  std::string real = fs::canonical(path).string();
+  for (const std::string& p : {path, real, "/usr" + path, "/usr" + real}) {
+    auto r = RunProcess({"dpkg", "-S", p});
+    if (r.ok() && r->exit_code == 0) {
+      std::string pkg = r->out.substr(0, r->out.find(": "));
+      return pkg.substr(0, pkg.find(':'));  // drop ":amd64"
+    }
+  }
+  return "";
+}
+
+TEST(BundleE2eTest, NeedsNothingBeyondTheBundleAndDebianBase) {
+  for (const char* tool : {"patchelf", "dpkg", "ldd", "tar"}) {
+    if (FindExecutable(tool).empty()) {
+      GTEST_SKIP() << tool << " is not installed (apt-get install patchelf; Debian only)";
+    }
+  }
+  TempDir dir;
+  std::string bundle = dir.Join("tokenmill-bundle.tar.gz");
+  auto made = RunProcess(
+      {"bash", TOKENMILL_SOURCE_DIR "/scripts/make-bundle.sh", TOKENMILL_BINARY, bundle});
+  ASSERT_TRUE(made.ok());
+  ASSERT_EQ(made->exit_code, 0) << made->out << made->err;
+  fs::create_directories(dir.Join("x"));
+  auto untar = RunProcess({"tar", "-xzf", bundle, "-C", dir.Join("x")});
+  ASSERT_TRUE(untar.ok() && untar->exit_code == 0);
+  const std::string bin = dir.Join("x/bin/tokenmill");
+  ASSERT_TRUE(fs::exists(bin));
+  EXPECT_TRUE(fs::exists(dir.Join("x/VERSION")));
+  EXPECT_NE(ReadFile(dir.Join("x/VERSION")).find("tokenmill"), std::string::npos);
+
+  auto rpath = RunProcess({"patchelf", "--print-rpath", bin});
+  ASSERT_TRUE(rpath.ok());
+  EXPECT_EQ(rpath->out, "$ORIGIN/../lib\n");
+
+  RunOptions clean;
+  clean.env_overrides = {"LD_LIBRARY_PATH="};
+  auto ldd = RunProcess({"ldd", bin}, clean);
+  ASSERT_TRUE(ldd.ok() && ldd->exit_code == 0) << (ldd.ok() ? ldd->err : "");
+  std::set<std::string> base = BasePackages();
+  ASSERT_GT(base.size(), 50u);
+  std::istringstream lines(ldd->out);
+  std::string line;
+  int in_bundle = 0, from_base = 0;
+  const std::string lib_dir = fs::canonical(dir.Join("x/lib")).string() + "/";
+  while (std::getline(lines, line)) {
+    EXPECT_EQ(line.find("not found"), std::string::npos) << line;
+    size_t arrow = line.find("=> /");
+    if (arrow == std::string::npos) continue;
+    std::string path = line.substr(arrow + 3, line.find(" (", arrow) - arrow - 3);
+    if (fs::canonical(path).string().rfind(lib_dir, 0) == 0) {
+      ++in_bundle;
+      continue;
+    }
+    std::string pkg = Owner(path);
+    EXPECT_TRUE(base.count(pkg) == 1)
+        << path << " comes from '" << pkg << "', which is not in Debian 12's base system";
+    ++from_base;
+  }
+  EXPECT_GT(from_base, 0);  // libc at least
+  std::fprintf(stderr, "%d libraries from the bundle, %d from the base system\n", in_bundle,
+               from_base);
+
+  // Bundled libraries find each other through their own rpath.
+  for (const auto& entry : fs::directory_iterator(dir.Join("x/lib"))) {
+    auto lib_ldd = RunProcess({"ldd", entry.path().string()}, clean);
+    ASSERT_TRUE(lib_ldd.ok());
+    EXPECT_EQ(lib_ldd->out.find("not found"), std::string::npos) << entry.path() << lib_ldd->out;
+  }
+  auto version = RunProcess({bin, "--version"}, clean);
+  ASSERT_TRUE(version.ok());
+  EXPECT_EQ(version->exit_code, 0);
+  EXPECT_NE(version->out.find("tokenmill"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tokenmill::launch
