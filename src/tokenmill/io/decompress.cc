@@ -4,7 +4,7 @@
 #include <zstd.h>
 
 #include <algorithm>
-#include <vector>
+#include <memory>
 
 #include "tokenmill/base/log.h"
 
@@ -39,19 +39,19 @@ class PlainStream : public DecodingStream {
 class CompressedInput {
  public:
   explicit CompressedInput(std::unique_ptr<ReadStream> raw)
-      : raw_(std::move(raw)), buf_(kDecodeBufferSize) {}
+      : raw_(std::move(raw)), buf_(new char[kDecodeBufferSize]) {}
 
   // Refills the buffer if it is consumed. Sets eof() when the raw stream ends.
   Status Refill() {
     if (pos_ < len_ || eof_) return Status::Ok();
-    TM_ASSIGN_OR_RETURN(const size_t got, raw_->Read(buf_.data(), buf_.size()));
+    TM_ASSIGN_OR_RETURN(const size_t got, raw_->Read(buf_.get(), kDecodeBufferSize));
     pos_ = 0;
     len_ = got;
     bytes_in_ += got;
     if (got == 0) eof_ = true;
     return Status::Ok();
   }
-  const char* data() const { return buf_.data() + pos_; }
+  const char* data() const { return buf_.get() + pos_; }
   size_t available() const { return len_ - pos_; }
   void Consume(size_t k) { pos_ += k; }
   bool eof() const { return eof_ && pos_ == len_; }
@@ -61,7 +61,7 @@ class CompressedInput {
 
  private:
   std::unique_ptr<ReadStream> raw_;
-  std::vector<char> buf_;
+  std::unique_ptr<char[]> buf_;  // not zero-filled: only bytes read are used
   size_t pos_ = 0;
   size_t len_ = 0;
   bool eof_ = false;

@@ -20,7 +20,8 @@ LineReader::LineReader(ReadStream* stream, InputPosition position, size_t max_li
       position_(std::move(position)),
       max_line_bytes_(max_line_bytes),
       read_size_(std::max<size_t>(buffer_size, 1)),
-      buf_(read_size_) {}
+      buf_(new char[read_size_]),
+      capacity_(read_size_) {}
 
 Status LineReader::TooLong(size_t length) const {
   return Status::InvalidArgument(
@@ -32,7 +33,7 @@ Status LineReader::TooLong(size_t length) const {
 
 StatusOr<bool> LineReader::Next(std::string_view* line) {
   while (true) {
-    const char* base = buf_.data();
+    const char* base = buf_.get();
     const void* nl = scan_ < end_ ? std::memchr(base + scan_, '\n', end_ - scan_) : nullptr;
     if (nl != nullptr) {
       const size_t p = static_cast<size_t>(static_cast<const char*>(nl) - base);
@@ -57,16 +58,20 @@ StatusOr<bool> LineReader::Next(std::string_view* line) {
     }
     // Make room for another read: drop consumed bytes, then grow if still short of room.
     if (start_ > 0) {
-      std::memmove(buf_.data(), buf_.data() + start_, end_ - start_);
+      std::memmove(buf_.get(), buf_.get() + start_, end_ - start_);
       stream_offset_ += start_;
       end_ -= start_;
       scan_ -= start_;
       start_ = 0;
     }
-    if (buf_.size() - end_ < std::max<size_t>(read_size_ / 2, 1)) {
-      buf_.resize(std::max(buf_.size() * 2, end_ + read_size_));
+    if (capacity_ - end_ < std::max<size_t>(read_size_ / 2, 1)) {
+      const size_t grown = std::max(capacity_ * 2, end_ + read_size_);
+      std::unique_ptr<char[]> bigger(new char[grown]);
+      std::memcpy(bigger.get(), buf_.get(), end_);
+      buf_ = std::move(bigger);
+      capacity_ = grown;
     }
-    TM_ASSIGN_OR_RETURN(const size_t got, stream_->Read(buf_.data() + end_, buf_.size() - end_));
+    TM_ASSIGN_OR_RETURN(const size_t got, stream_->Read(buf_.get() + end_, capacity_ - end_));
     if (got == 0) eof_ = true;
     end_ += got;
   }

@@ -9,9 +9,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "tokenmill/base/status.h"
 #include "tokenmill/storage/storage.h"
@@ -60,7 +60,8 @@ class LineReader {
   InputPosition position_;
   size_t max_line_bytes_;
   size_t read_size_;
-  std::vector<char> buf_;
+  std::unique_ptr<char[]> buf_;  // not zero-filled: only bytes read are used
+  size_t capacity_;
   size_t start_ = 0;  // first byte of the next line in buf_
   size_t scan_ = 0;   // bytes before scan_ (from start_) hold no '\n'
   size_t end_ = 0;    // end of valid bytes in buf_
