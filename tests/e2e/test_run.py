@@ -7,33 +7,10 @@ import os
 import shutil
 import struct
 import subprocess
-import tomllib
 import unittest
 
 import tmtest
 from tmtest import run, write_job, output_digests
-
-
-def example_job(tmp, name, output):
-    """The shipped example job with its paths made absolute and its output moved to `output`."""
-    src = os.path.join(tmtest.SOURCE_DIR, "examples", name)
-    with open(src, "rb") as f:
-        spec = tomllib.load(f)
-    base = os.path.dirname(src)
-    spec["input"]["paths"] = [os.path.normpath(os.path.join(base, p))
-                              for p in spec["input"]["paths"]]
-    spec["tokenizer"]["path"] = os.path.normpath(os.path.join(base, spec["tokenizer"]["path"]))
-    spec["output"]["path"] = output
-    spec.get("job", {}).pop("store", None)
-    lines = []
-    for table, values in spec.items():
-        lines.append("[%s]" % table)
-        for k, v in values.items():
-            lines.append("%s = %s" % (k, json.dumps(v)))
-    path = os.path.join(tmp, name)
-    with open(path, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    return path
 
 
 def tfrecords(path):
@@ -50,7 +27,7 @@ def tfrecords(path):
 class RunTest(tmtest.TempDirTest):
     def test_example_job_inspect_and_determinism(self):
         out1 = self.path("a")
-        job1 = example_job(self.tmp, "electra-zh-en.toml", out1)
+        job1 = tmtest.example_job(self.tmp, "electra-zh-en.toml", out1)
         proc = run(["run", job1, "--quiet"])
         summary = proc.stdout.strip().splitlines()[-1]
         for word in ("documents", "tokens", "examples", "shards", "MB/s"):
@@ -79,7 +56,7 @@ class RunTest(tmtest.TempDirTest):
         self.assertIn("[SEP]", shown.stdout)
 
         out2 = self.path("b")
-        run(["run", example_job(self.tmp, "electra-zh-en.toml", out2), "--quiet",
+        run(["run", tmtest.example_job(self.tmp, "electra-zh-en.toml", out2), "--quiet",
              "--workers", "2"])
         self.assertEqual(output_digests(out1), output_digests(out2))
 

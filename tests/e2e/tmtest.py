@@ -9,6 +9,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import tomllib
 import unittest
 
 SOURCE_DIR = os.environ.get(
@@ -144,4 +145,26 @@ def truncated_gz(path, source_text_path=None):
     blob = gzip.compress(data)
     with open(path, "wb") as f:
         f.write(blob[: len(blob) // 2])
+    return path
+
+
+def example_job(tmp, name, output):
+    """The shipped example job with its paths made absolute and its output moved to `output`."""
+    src = os.path.join(SOURCE_DIR, "examples", name)
+    with open(src, "rb") as f:
+        spec = tomllib.load(f)
+    base = os.path.dirname(src)
+    spec["input"]["paths"] = [os.path.normpath(os.path.join(base, p))
+                              for p in spec["input"]["paths"]]
+    spec["tokenizer"]["path"] = os.path.normpath(os.path.join(base, spec["tokenizer"]["path"]))
+    spec["output"]["path"] = output
+    spec.get("job", {}).pop("store", None)
+    lines = []
+    for table, values in spec.items():
+        lines.append("[%s]" % table)
+        for k, v in values.items():
+            lines.append("%s = %s" % (k, json.dumps(v)))
+    path = os.path.join(tmp, name)
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
     return path
