@@ -29,7 +29,7 @@ if [[ "${TOKENMILL_SERVICES:-1}" != 0 ]]; then
     if scripts/ceph-rgw.sh >/tmp/tokenmill-rgw.log 2>&1; then
       started+=(rgw)
       # shellcheck disable=SC1091
-      source "${TOKENMILL_RGW_DIR:-/tmp/tokenmill-rgw}/env.sh"
+      source "${CEPH_DIR:-/tmp/tokenmill-rgw}/env.sh"
     else
       echo "   RGW did not start (see /tmp/tokenmill-rgw.log)"; tail -20 /tmp/tokenmill-rgw.log
     fi
@@ -39,7 +39,7 @@ if [[ "${TOKENMILL_SERVICES:-1}" != 0 ]]; then
     if scripts/slurm.sh >/tmp/tokenmill-slurm.log 2>&1; then
       started+=(slurm)
       # shellcheck disable=SC1091
-      source "${TOKENMILL_SLURM_DIR:-/tmp/tokenmill-slurm}/env.sh"
+      source "${SLURM_DIR:-${TOKENMILL_SLURM_DIR:-/tmp/tokenmill-slurm}}/env.sh"
     else
       echo "   Slurm did not start (see /tmp/tokenmill-slurm.log)"; tail -20 /tmp/tokenmill-slurm.log
     fi
