@@ -1,0 +1,280 @@
+// Byte-level BPE throughput on one thread (Google Benchmark), and an id dump for bench/ref_bpe.sh.
+//
+//   bpe_bench [--benchmark_filter=...]      MB/s over the whole shared corpus
+//       (../shared/data/corpus/part-0*, gunzipped, split on '\n', every line encoded on its own as
+//       the references' bench.js does; MB = 10^6 bytes of file content, newlines included), for
+//       gpt2, cl100k_base, o200k_base (tiktoken rank files), gpt2 from tokenizer.json; the
+//       pre-tokenizer alone (scanner and PCRE2); and a 1 MB run of one letter (the merge loop's
+//       worst case). Rows whose data is absent are skipped with a message.
+//   bpe_bench --encode=NAME --output=FILE INPUT...
+//       writes one JSON id array per input line (NAME: gpt2, r50k_base, cl100k_base, o200k_base,
+//       gpt2-tokenizer-json), for comparing with the references' ids.
+
+#include <benchmark/benchmark.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenmill/tokenizer/bpe.h"
+#include "tokenmill/tokenizer/bpe_pretokenizer.h"
+
+namespace tokenmill {
+namespace {
+
+std::optional<std::string> ReadFile(const std::string& path) {
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0) {
+    gzFile f = gzopen(path.c_str(), "rb");
+    if (f == nullptr) return std::nullopt;
+    std::string out;
+    char buf[1 << 16];
+    int n;
+    while ((n = gzread(f, buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
+    gzclose(f);
+    if (n < 0) return std::nullopt;
+    return out;
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string SharedData() { return std::string(TOKENMILL_SOURCE_DIR) + "/../shared/data/"; }
+
+// The corpus files' content, concatenated; empty if absent.
+const std::string& Corpus() {
+  static const std::string* const corpus = [] {
+    auto* text = new std::string;
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(SharedData() + "corpus", ec)) {
+      files.push_back(e.path().string());
+    }
+    std::sort(files.begin(), files.end());
+    for (const auto& f : files) {
+      if (auto data = ReadFile(f)) *text += *data;
+    }
+    return text;
+  }();
+  return *corpus;
+}
+
+std::vector<std::string_view> Lines(std::string_view text) {
+  std::vector<std::string_view> lines;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string_view::npos) eol = text.size();
+    lines.push_back(text.substr(pos, eol - pos));
+    pos = eol + 1;
+  }
+  return lines;
+}
+
+std::optional<std::string> ReadVocab(const std::string& rel) {
+  if (auto d = ReadFile(std::string(TOKENMILL_SOURCE_DIR) + "/data/vocab/" + rel)) return d;
+  return ReadFile(SharedData() + "vocab/" + rel);
+}
+
+// Loads a tokenizer by bench name; nullptr with *why if its files are missing or bad.
+std::unique_ptr<Tokenizer> LoadByName(std::string_view name, std::string* why) {
+  TokenizerOptions options;
+  StatusOr<std::unique_ptr<Tokenizer>> t = Status::NotFound("unknown tokenizer name");
+  if (name == "gpt2-tokenizer-json") {
+    auto json = ReadVocab("gpt2/tokenizer.json");
+    if (!json) {
+      *why = "gpt2/tokenizer.json not found";
+      return nullptr;
+    }
+    t = LoadBpeTokenizerJson(options, *json, "tokenizer.json");
+  } else {
+    const std::string file = std::string(name == "gpt2" ? "r50k_base" : name) + ".tiktoken";
+    auto ranks = ReadVocab("tiktoken/" + file);
+    if (!ranks) {
+      *why = "tiktoken/" + file + " not found in data/vocab or ../shared/data/vocab";
+      return nullptr;
+    }
+    t = LoadTiktoken(options, *ranks, file);
+  }
+  if (!t.ok()) {
+    *why = t.status().ToString();
+    return nullptr;
+  }
+  return std::move(t).value();
+}
+
+void EncodeLines(benchmark::State& state, std::string_view name) {
+  std::string why;
+  auto tokenizer = LoadByName(name, &why);
+  if (tokenizer == nullptr) {
+    state.SkipWithError(why.c_str());
+    return;
+  }
+  const std::string& corpus = Corpus();
+  if (corpus.empty()) {
+    state.SkipWithError("../shared/data/corpus is absent");
+    return;
+  }
+  const auto lines = Lines(corpus);
+  std::vector<uint32_t> ids;
+  size_t tokens = 0;
+  for (auto _ : state) {
+    tokens = 0;
+    for (std::string_view line : lines) {
+      ids.clear();
+      tokenizer->Encode(line, &ids);
+      tokens += ids.size();
+    }
+    benchmark::DoNotOptimize(tokens);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * corpus.size()));
+  state.counters["tokens"] = static_cast<double>(tokens);
+  state.counters["MB/s"] = benchmark::Counter(static_cast<double>(corpus.size()) / 1e6,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void PreTokenize(benchmark::State& state, bpe::Pattern pattern, bool regex) {
+  const std::string& corpus = Corpus();
+  if (corpus.empty()) {
+    state.SkipWithError("../shared/data/corpus is absent");
+    return;
+  }
+  auto pre = bpe::PreTokenizer::ForRegex(bpe::PatternRegex(pattern), /*force_regex=*/regex);
+  if (!pre.ok()) {
+    state.SkipWithError(pre.status().ToString().c_str());
+    return;
+  }
+  const auto lines = Lines(corpus);
+  std::vector<std::string_view> pieces;
+  size_t count = 0;
+  for (auto _ : state) {
+    count = 0;
+    for (std::string_view line : lines) {
+      pieces.clear();
+      pre->Split(line, &pieces);
+      count += pieces.size();
+    }
+    benchmark::DoNotOptimize(count);
+  }
+  state.counters["pieces"] = static_cast<double>(count);
+  state.counters["MB/s"] = benchmark::Counter(static_cast<double>(corpus.size()) / 1e6,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void LongRun(benchmark::State& state, std::string_view name) {
+  std::string why;
+  auto tokenizer = LoadByName(name, &why);
+  if (tokenizer == nullptr) {
+    state.SkipWithError(why.c_str());
+    return;
+  }
+  const std::string text(static_cast<size_t>(state.range(0)), 'a');
+  std::vector<uint32_t> ids;
+  for (auto _ : state) {
+    ids.clear();
+    tokenizer->Encode(text, &ids);
+    benchmark::DoNotOptimize(ids.data());
+  }
+  state.counters["tokens"] = static_cast<double>(ids.size());
+  state.counters["MB/s"] = benchmark::Counter(static_cast<double>(text.size()) / 1e6,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void Register() {
+  for (const char* name : {"gpt2", "cl100k_base", "o200k_base", "gpt2-tokenizer-json"}) {
+    std::string row = "BM_EncodeCorpusLines/";
+    row += name;
+    benchmark::RegisterBenchmark(row.c_str(), [name](benchmark::State& s) { EncodeLines(s, name); })
+        ->Unit(benchmark::kMillisecond)
+        ->MinTime(3);
+  }
+  for (bpe::Pattern p : {bpe::Pattern::kGpt2, bpe::Pattern::kCl100k, bpe::Pattern::kO200k}) {
+    for (bool regex : {false, true}) {
+      std::string row = "BM_PreTokenize/";
+      row += bpe::PatternName(p);
+      row += regex ? "/pcre2" : "/scanner";
+      benchmark::RegisterBenchmark(row.c_str(), [p, regex](benchmark::State& s) {
+        PreTokenize(s, p, regex);
+      })->Unit(benchmark::kMillisecond);
+    }
+  }
+  for (const char* name : {"gpt2", "cl100k_base", "o200k_base"}) {
+    std::string row = "BM_OneLetterRun/";
+    row += name;
+    benchmark::RegisterBenchmark(row.c_str(), [name](benchmark::State& s) { LongRun(s, name); })
+        ->Arg(1 << 10)
+        ->Arg(1 << 16)
+        ->Arg(1 << 20)
+        ->Unit(benchmark::kMillisecond);
+  }
+}
+
+// --encode=NAME --output=FILE INPUT...
+int DumpIds(int argc, char** argv) {
+  std::string name;
+  std::string output;
+  std::vector<std::string> inputs;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a = argv[i];
+    if (a.starts_with("--encode=")) {
+      name = a.substr(9);
+    } else if (a.starts_with("--output=")) {
+      output = a.substr(9);
+    } else {
+      inputs.emplace_back(a);
+    }
+  }
+  std::string why;
+  auto tokenizer = LoadByName(name, &why);
+  if (tokenizer == nullptr || output.empty()) {
+    std::fprintf(stderr, "bpe_bench --encode=NAME --output=FILE INPUT...: %s\n",
+                 output.empty() ? "no --output" : why.c_str());
+    return 2;
+  }
+  std::ofstream out(output, std::ios::binary);
+  std::vector<uint32_t> ids;
+  std::string line_out;
+  for (const auto& input : inputs) {
+    auto text = ReadFile(input);
+    if (!text) {
+      std::fprintf(stderr, "cannot read %s\n", input.c_str());
+      return 1;
+    }
+    for (std::string_view line : Lines(*text)) {
+      ids.clear();
+      tokenizer->Encode(line, &ids);
+      line_out = "[";
+      for (size_t k = 0; k < ids.size(); ++k) {
+        if (k > 0) line_out += ',';
+        line_out += std::to_string(ids[k]);
+      }
+      line_out += "]\n";
+      out << line_out;
+    }
+  }
+  return out.good() ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace tokenmill
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::strncmp(argv[i], "--encode=", 9) == 0) return tokenmill::DumpIds(argc, argv);
+  }
+  tokenmill::Register();
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,162 @@
+// Fuzz target: byte-level BPE pre-tokenization and encoding on arbitrary bytes.
+//
+// Input: the first byte selects what else runs (bit 0: the o200k_base tokenizer when its ranks
+// are in ../shared; bit 1: the tokenizers that match special tokens literally); the rest is text.
+// Checks, aborting on failure:
+//  - on the text made valid (invalid UTF-8 replaced by U+FFFD), every hand-written scanner (GPT-2,
+//    cl100k_base, o200k_base) cuts exactly the pieces that PCRE2 cuts with the same pattern;
+//  - on the raw bytes, the scanners' pieces are non-empty and cover the input;
+//  - Encode() never crashes, every id is below vocab_size(), and Decode() gives back the valid
+//    text (specials decode to their text);
+//  - for every piece of the text, the linear and the heap merge give the same ids.
+
+#include <cstdint>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenmill/base/utf8.h"
+#include "tokenmill/tokenizer/bpe.h"
+#include "tokenmill/tokenizer/bpe_model.h"
+#include "tokenmill/tokenizer/bpe_pretokenizer.h"
+
+namespace {
+
+using namespace tokenmill;
+
+std::optional<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::optional<std::string> Vocab(const std::string& rel) {
+  if (auto d = ReadFile(std::string(TOKENMILL_SOURCE_DIR) + "/data/vocab/" + rel)) return d;
+  return ReadFile(std::string(TOKENMILL_SOURCE_DIR) + "/../shared/data/vocab/" + rel);
+}
+
+std::unique_ptr<Tokenizer> Tiktoken(const std::string& name, bool split_special_tokens) {
+  auto ranks = Vocab("tiktoken/" + name + ".tiktoken");
+  if (!ranks) return nullptr;
+  TokenizerOptions options;
+  options.split_special_tokens = split_special_tokens;
+  auto t = LoadTiktoken(options, *ranks, name + ".tiktoken");
+  if (!t.ok()) std::abort();
+  return std::move(t).value();
+}
+
+std::unique_ptr<Tokenizer> Gpt2(bool split_special_tokens) {
+  auto encoder = Vocab("gpt2/encoder.json");
+  auto merges = Vocab("gpt2/vocab.bpe");
+  if (!encoder || !merges) return nullptr;
+  TokenizerOptions options;
+  options.split_special_tokens = split_special_tokens;
+  auto t = LoadGpt2Encoder(options, *encoder, *merges, "encoder.json");
+  if (!t.ok()) std::abort();
+  return std::move(t).value();
+}
+
+struct Setup {
+  std::unique_ptr<bpe::RegexSplitter> regex[3];
+  std::unique_ptr<Tokenizer> cl100k, gpt2, o200k, cl100k_literal, gpt2_literal;
+  std::unique_ptr<bpe::BpeModel> model;  // cl100k_base's ranks, to compare merge algorithms
+};
+
+const Setup& Get() {
+  static const Setup* const setup = [] {
+    auto* s = new Setup;
+    const bpe::Pattern patterns[] = {bpe::Pattern::kGpt2, bpe::Pattern::kCl100k,
+                                     bpe::Pattern::kO200k};
+    for (int i = 0; i < 3; ++i) {
+      auto r = bpe::RegexSplitter::Compile(bpe::PatternRegex(patterns[i]));
+      if (!r.ok()) std::abort();
+      s->regex[i] = std::move(r).value();
+    }
+    s->cl100k = Tiktoken("cl100k_base", true);
+    s->cl100k_literal = Tiktoken("cl100k_base", false);
+    s->o200k = Tiktoken("o200k_base", true);
+    s->gpt2 = Gpt2(true);
+    s->gpt2_literal = Gpt2(false);
+    if (s->cl100k != nullptr) {
+      s->model = std::make_unique<bpe::BpeModel>(bpe::MergeRule::kRanks);
+      for (uint32_t id = 0; id < 100256; ++id) {
+        if (!s->model->AddToken(s->cl100k->IdToToken(id), id).ok()) std::abort();
+      }
+      if (!s->model->Finish().ok()) std::abort();
+    }
+    return s;
+  }();
+  return *setup;
+}
+
+void CheckEncode(const Tokenizer* t, std::string_view raw, std::string_view valid) {
+  if (t == nullptr) return;
+  std::vector<uint32_t> ids;
+  t->Encode(raw, &ids);
+  for (uint32_t id : ids) {
+    if (id >= t->vocab_size()) std::abort();
+  }
+  if (t->Decode(ids) != valid) std::abort();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const Setup& s = Get();
+  const uint8_t flags = size > 0 ? data[0] : 0;
+  const std::string_view raw =
+      size > 0 ? std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1) : "";
+  std::string valid;
+  AppendValidUtf8(raw, InvalidUtf8::kReplace, &valid);
+
+  const bpe::Pattern patterns[] = {bpe::Pattern::kGpt2, bpe::Pattern::kCl100k,
+                                   bpe::Pattern::kO200k};
+  std::vector<std::string_view> got;
+  std::vector<std::string_view> want;
+  for (int i = 0; i < 3; ++i) {
+    const bpe::PreTokenizer scanner = bpe::PreTokenizer::ForPattern(patterns[i]);
+    got.clear();
+    want.clear();
+    scanner.Split(valid, &got);
+    s.regex[i]->Split(valid, &want);
+    if (got != want) std::abort();
+    got.clear();
+    scanner.Split(raw, &got);
+    size_t covered = 0;
+    for (std::string_view piece : got) {
+      if (piece.empty() || piece.data() != raw.data() + covered) std::abort();
+      covered += piece.size();
+    }
+    if (covered != raw.size()) std::abort();
+  }
+
+  CheckEncode(s.cl100k.get(), raw, valid);
+  CheckEncode(s.gpt2.get(), raw, valid);
+  if (flags & 1) CheckEncode(s.o200k.get(), raw, valid);
+  if (flags & 2) {
+    CheckEncode(s.cl100k_literal.get(), raw, valid);
+    CheckEncode(s.gpt2_literal.get(), raw, valid);
+  }
+
+  if (s.model != nullptr) {
+    got.clear();
+    bpe::PreTokenizer::ForPattern(bpe::Pattern::kCl100k).Split(valid, &got);
+    std::vector<uint32_t> linear;
+    std::vector<uint32_t> heap;
+    for (std::string_view piece : got) {
+      linear.clear();
+      heap.clear();
+      s.model->EncodePiece(piece, &linear, bpe::BpeModel::Algorithm::kLinear);
+      s.model->EncodePiece(piece, &heap, bpe::BpeModel::Algorithm::kHeap);
+      if (linear != heap) std::abort();
+    }
+  }
+  return 0;
+}
