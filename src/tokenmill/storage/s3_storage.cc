@@ -141,6 +141,9 @@ StatusOr<std::string> S3Storage::CompareAndSwap(std::string_view url, std::strin
   }
   IfMatchQuotes form = if_match_quotes();
   const bool probing = form == IfMatchQuotes::kAuto;
+  // In auto mode, a form that once succeeded here is trusted; a configured one is checked on
+  // every 412 so that a wrong setting is reported, not mistaken for lost races.
+  const bool form_verified = config_.if_match_quotes == IfMatchQuotes::kAuto && !probing;
   if (probing) form = IfMatchQuotes::kUnquoted;
   bool switched_form = false;
   for (int attempt = 0;; ++attempt) {
@@ -154,6 +157,13 @@ StatusOr<std::string> S3Storage::CompareAndSwap(std::string_view url, std::strin
     }
     bool lost = r.ok() && (r->status == 412 || r->status == 404);
     if (!lost && !ambiguous) return r.ok() ? ErrorFor("PUT If-Match", url, *r) : r.status();
+    if (lost && (r->status == 404 || form_verified)) {
+      // The form was seen to work on this endpoint: a 412 is a plain loss (no read-back).
+      return Status::FailedPrecondition(
+          std::string(url) + (r->status == 404 ? " is missing"
+                                               : " changed (it no longer has ETag " +
+                                                     std::string(expected_generation) + ")"));
+    }
     TM_ASSIGN_OR_RETURN(std::optional<VersionedData> now, ReadBack(loc, "CompareAndSwap"));
     if (!now.has_value()) {
       return Status::FailedPrecondition("CompareAndSwap " + std::string(url) +

@@ -637,6 +637,23 @@ TEST_F(S3StorageTest, FailedMultipartUploadIsAborted) {
   EXPECT_EQ(r->body.find("<Upload>"), std::string::npos) << r->body;
 }
 
+// The protocol counts requests: a lost race must cost one request, no read-back.
+TEST_F(S3StorageTest, LostConditionalWritesCostOneRequest) {
+  FaultProxy proxy(PortOf(endpoint_));
+  S3Config c = Config();
+  c.endpoint = proxy.endpoint();
+  auto s = Make(c);
+  std::string g1 = *s->CreateIfAbsent(U("cost"), "a");
+  ASSERT_TRUE(s->CompareAndSwap(U("cost"), "b", g1).ok());  // auto mode learns the form
+  int before = proxy.requests();
+  EXPECT_EQ(s->CompareAndSwap(U("cost"), "c", g1).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(proxy.requests() - before, 1);
+  before = proxy.requests();
+  EXPECT_EQ(s->CreateIfAbsent(U("cost"), "d").status().code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(proxy.requests() - before, 1);
+  EXPECT_EQ(*s->Read(U("cost")), "b");
+}
+
 TEST_F(S3StorageTest, StorageForUsesTheEnvironment) {
   if (Env("AWS_ENDPOINT_URL").empty() && Env("AWS_ENDPOINT_URL_S3").empty()) {
     GTEST_SKIP() << "AWS_ENDPOINT_URL is not set (env.sh from scripts/ceph-rgw.sh sets it)";
