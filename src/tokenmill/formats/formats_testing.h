@@ -2,6 +2,7 @@
 // Test-only. Thread-safety: none needed.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "tokenmill/examples/example.h"
+#include "tokenmill/formats/shard_writer.h"
 
 namespace tokenmill::testing {
 
@@ -56,9 +58,35 @@ inline std::string ReadAll(const std::string& path) {
   return ss.str();
 }
 
-inline void WriteAll(const std::string& path, const std::string& data) {
+inline void WriteFile(const std::string& path, const std::string& data) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << data;
+}
+
+// Lowercase hex of the bytes.
+inline std::string Hex(std::string_view s) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    out.push_back(kHex[c >> 4]);
+    out.push_back(kHex[c & 15]);
+  }
+  return out;
+}
+
+// Writes `examples` with a new writer and returns its files (test failures on any error).
+inline std::vector<ShardFile> WriteShards(const ShardWriterOptions& options,
+                                          const std::vector<Example>& examples) {
+  auto writer = CreateShardWriter(options);
+  EXPECT_TRUE(writer.ok()) << writer.status().ToString();
+  if (!writer.ok()) return {};
+  for (const Example& e : examples) {
+    Status s = (*writer)->Add(e);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  }
+  auto files = (*writer)->Finish();
+  EXPECT_TRUE(files.ok()) << files.status().ToString();
+  return files.ok() ? *files : std::vector<ShardFile>{};
 }
 
 // A GPT example: the given ids, all real.

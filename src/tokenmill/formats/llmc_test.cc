@@ -15,16 +15,7 @@ namespace {
 using testing::Gpt;
 using testing::ReadAll;
 using testing::TempDir;
-
-std::string Hex(std::string_view s) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
+using testing::WriteShards;
 
 ShardWriterOptions LlmcOptions(const TempDir& dir, uint32_t vocab) {
   ShardWriterOptions o;
@@ -33,19 +24,6 @@ ShardWriterOptions LlmcOptions(const TempDir& dir, uint32_t vocab) {
   o.vocab_size = vocab;
   o.task_id = 12;
   return o;
-}
-
-std::vector<ShardFile> WriteAll(const ShardWriterOptions& options,
-                                const std::vector<Example>& examples) {
-  auto writer = CreateShardWriter(options);
-  EXPECT_TRUE(writer.ok()) << writer.status().ToString();
-  for (const Example& e : examples) {
-    Status s = (*writer)->Add(e);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-  }
-  auto files = (*writer)->Finish();
-  EXPECT_TRUE(files.ok()) << files.status().ToString();
-  return files.ok() ? *files : std::vector<ShardFile>{};
 }
 
 std::vector<std::vector<uint32_t>> ReadRecords(const std::string& path,
@@ -88,13 +66,13 @@ TEST(Llmc, HeaderFollowsTheVocabulary) {
 TEST(Llmc, HeaderExactBytes) {
   std::string h = EncodeLlmcHeader(LlmcHeaderForVocab(50257, 3));
   ASSERT_EQ(h.size(), 1024u);
-  EXPECT_EQ(Hex(h.substr(0, 12)),
+  EXPECT_EQ(testing::Hex(h.substr(0, 12)),
             "88d83401"
             "01000000"
             "03000000");  // 20240520, 1, 3
   EXPECT_EQ(h.substr(12), std::string(1012, '\0'));
   h = EncodeLlmcHeader(LlmcHeaderForVocab(128256, 70000));
-  EXPECT_EQ(Hex(h.substr(0, 12)),
+  EXPECT_EQ(testing::Hex(h.substr(0, 12)),
             "a1d93401"
             "07000000"
             "70110100");  // 20240801, 7, 70000
@@ -104,7 +82,7 @@ TEST(Llmc, WriteAndReadBack) {
   TempDir dir;
   const uint32_t eod = 50256;
   std::vector<Example> docs = testing::GptDocuments(40, 30, 50257, eod, 2);
-  std::vector<ShardFile> files = WriteAll(LlmcOptions(dir, 50257), docs);
+  std::vector<ShardFile> files = WriteShards(LlmcOptions(dir, 50257), docs);
   ASSERT_EQ(files.size(), 1u);
   EXPECT_EQ(files[0].name, "part-000012-000.bin");
   uint64_t tokens = 0;
@@ -151,12 +129,12 @@ TEST(Llmc, WidthAtTheBoundary) {
   for (uint32_t vocab : {65536u, 65537u}) {
     TempDir dir;
     std::vector<Example> docs = {Gpt({vocab - 1, 0, 1})};
-    std::vector<ShardFile> files = WriteAll(LlmcOptions(dir, vocab), docs);
+    std::vector<ShardFile> files = WriteShards(LlmcOptions(dir, vocab), docs);
     ASSERT_EQ(files.size(), 1u);
     const bool narrow = vocab <= 65536;
     EXPECT_EQ(files[0].bytes, 1024u + (narrow ? 6 : 12));
     std::string content = ReadAll(files[0].local_path);
-    EXPECT_EQ(Hex(content.substr(0, 4)), narrow ? "88d83401" : "a1d93401");
+    EXPECT_EQ(testing::Hex(content.substr(0, 4)), narrow ? "88d83401" : "a1d93401");
     Status status;
     auto got = ReadRecords(files[0].local_path, {}, &status);
     ASSERT_TRUE(status.ok()) << status.ToString();
@@ -182,7 +160,7 @@ TEST(Llmc, RefusesWhatItCannotHold) {
 TEST(Llmc, CorruptionOfEveryByte) {
   TempDir dir;
   std::vector<Example> docs = {Gpt({9, 1, 2}), Gpt({9, 3})};
-  std::vector<ShardFile> files = WriteAll(LlmcOptions(dir, 50257), docs);
+  std::vector<ShardFile> files = WriteShards(LlmcOptions(dir, 50257), docs);
   ASSERT_EQ(files.size(), 1u);
   const std::string path = files[0].local_path;
   const std::string good = ReadAll(path);
@@ -192,7 +170,7 @@ TEST(Llmc, CorruptionOfEveryByte) {
     for (int mask : {0xff, 0x01, 0x40, 0x80}) {
       std::string bad = good;
       bad[i] = static_cast<char>(bad[i] ^ mask);
-      testing::WriteAll(path, bad);
+      testing::WriteFile(path, bad);
       Status status;
       ReadRecords(path, options, &status);
       if (i < kLlmcHeaderBytes && mask == 0xff) {
@@ -203,7 +181,7 @@ TEST(Llmc, CorruptionOfEveryByte) {
     }
   }
   for (size_t n = 0; n < good.size(); ++n) {
-    testing::WriteAll(path, good.substr(0, n));
+    testing::WriteFile(path, good.substr(0, n));
     Status status;
     ReadRecords(path, options, &status);
     EXPECT_FALSE(status.ok()) << n;

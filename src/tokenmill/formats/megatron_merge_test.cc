@@ -26,13 +26,8 @@ std::vector<std::string> WritePart(const TempDir& dir, uint64_t task, uint32_t v
   o.vocab_size = vocab;
   o.task_id = task;
   o.shard_size = shard_size;
-  auto writer = CreateShardWriter(o);
-  EXPECT_TRUE(writer.ok());
-  for (const Example& e : docs) EXPECT_TRUE((*writer)->Add(e).ok());
-  auto files = (*writer)->Finish();
-  EXPECT_TRUE(files.ok());
   std::vector<std::string> prefixes;
-  for (const ShardFile& f : *files) {
+  for (const ShardFile& f : testing::WriteShards(o, docs)) {
     if (f.name.ends_with(".bin"))
       prefixes.push_back(f.local_path.substr(0, f.local_path.size() - 4));
   }
@@ -88,12 +83,12 @@ TEST(MegatronMerge, EqualsTheConcatenation) {
 TEST(MegatronMerge, RebasesMultiSequenceDocuments) {
   // Parts whose documents hold several sequences (as Megatron's sentence-split data does).
   TempDir dir;
-  testing::WriteAll(dir.Join("p1.bin"), std::string(2 * 6, '\1'));
-  testing::WriteAll(dir.Join("p1.idx"),
-                    EncodeMegatronIndex(MegatronDType::kUint16, {1, 2, 3}, {0, 2, 3}));
-  testing::WriteAll(dir.Join("p2.bin"), std::string(2 * 4, '\2'));
-  testing::WriteAll(dir.Join("p2.idx"),
-                    EncodeMegatronIndex(MegatronDType::kUint16, {4, 0}, {0, 0, 2}));
+  testing::WriteFile(dir.Join("p1.bin"), std::string(2 * 6, '\1'));
+  testing::WriteFile(dir.Join("p1.idx"),
+                     EncodeMegatronIndex(MegatronDType::kUint16, {1, 2, 3}, {0, 2, 3}));
+  testing::WriteFile(dir.Join("p2.bin"), std::string(2 * 4, '\2'));
+  testing::WriteFile(dir.Join("p2.idx"),
+                     EncodeMegatronIndex(MegatronDType::kUint16, {4, 0}, {0, 0, 2}));
   auto merged = MergeMegatron({dir.Join("p1"), dir.Join("p2")}, dir.Join("m"));
   ASSERT_TRUE(merged.ok()) << merged.status().ToString();
   auto index = ParseMegatronIndex(ReadAll(dir.Join("m.idx")), "m.idx", 20);
@@ -120,9 +115,9 @@ TEST(MegatronMerge, Errors) {
       MergeMegatron({dir.Join("absent")}, dir.Join("out")).status().Is(StatusCode::kNotFound));
 
   // A damaged part is refused before anything is written; an existing output stays untouched.
-  testing::WriteAll(dir.Join("out.bin"), "keep");
+  testing::WriteFile(dir.Join("out.bin"), "keep");
   std::string bin = ReadAll(narrow[0] + ".bin");
-  testing::WriteAll(narrow[0] + ".bin", bin + "x");
+  testing::WriteFile(narrow[0] + ".bin", bin + "x");
   auto damaged = MergeMegatron({narrow[0]}, dir.Join("out"));
   EXPECT_TRUE(damaged.status().Is(StatusCode::kDataLoss));
   EXPECT_EQ(ReadAll(dir.Join("out.bin")), "keep");

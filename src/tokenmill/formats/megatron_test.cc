@@ -15,16 +15,7 @@ namespace {
 using testing::Gpt;
 using testing::ReadAll;
 using testing::TempDir;
-
-std::string Hex(std::string_view s) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
+using testing::WriteShards;
 
 ShardWriterOptions MegatronOptions(const TempDir& dir, uint32_t vocab, uint64_t task = 7) {
   ShardWriterOptions o;
@@ -33,19 +24,6 @@ ShardWriterOptions MegatronOptions(const TempDir& dir, uint32_t vocab, uint64_t 
   o.vocab_size = vocab;
   o.task_id = task;
   return o;
-}
-
-std::vector<ShardFile> WriteAll(const ShardWriterOptions& options,
-                                const std::vector<Example>& examples) {
-  auto writer = CreateShardWriter(options);
-  EXPECT_TRUE(writer.ok()) << writer.status().ToString();
-  for (const Example& e : examples) {
-    Status s = (*writer)->Add(e);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-  }
-  auto files = (*writer)->Finish();
-  EXPECT_TRUE(files.ok()) << files.status().ToString();
-  return files.ok() ? *files : std::vector<ShardFile>{};
 }
 
 std::vector<std::vector<uint32_t>> ReadTokens(const std::string& location, Status* status) {
@@ -82,7 +60,7 @@ TEST(Megatron, DTypeFollowsMegatronsOptimalDtype) {
 
 TEST(Megatron, IndexExactBytes) {
   std::string idx = EncodeMegatronIndex(MegatronDType::kUint16, {2, 0, 3}, {0, 1, 2, 3});
-  EXPECT_EQ(Hex(idx),
+  EXPECT_EQ(testing::Hex(idx),
             "4d4d49444944580000"  // MMIDIDX\0\0
             "0100000000000000"    // version 1
             "08"                  // uint16
@@ -110,7 +88,7 @@ TEST(Megatron, WriteAndReadBack) {
   TempDir dir;
   std::vector<Example> docs = testing::GptDocuments(50, 40, 50257, 50256, 1);
   docs.push_back(Gpt({}));  // an empty document is kept as a zero-length sequence
-  std::vector<ShardFile> files = WriteAll(MegatronOptions(dir, 50257), docs);
+  std::vector<ShardFile> files = WriteShards(MegatronOptions(dir, 50257), docs);
   ASSERT_EQ(files.size(), 2u);
   EXPECT_EQ(files[0].name, "part-000007-000.bin");
   EXPECT_EQ(files[1].name, "part-000007-000.idx");
@@ -149,7 +127,7 @@ TEST(Megatron, WidthAtTheDtypeBoundary) {
   for (uint32_t vocab : {65499u, 65500u}) {
     TempDir dir;
     std::vector<Example> docs = {Gpt({0, vocab - 1, 65498})};
-    std::vector<ShardFile> files = WriteAll(MegatronOptions(dir, vocab), docs);
+    std::vector<ShardFile> files = WriteShards(MegatronOptions(dir, vocab), docs);
     ASSERT_EQ(files.size(), 2u);
     const bool narrow = vocab < 65500;
     EXPECT_EQ(files[0].bytes, narrow ? 6u : 12u);
@@ -192,7 +170,7 @@ TEST(Megatron, RefusesWhatItCannotHold) {
 TEST(Megatron, CorruptionOfEveryByte) {
   TempDir dir;
   std::vector<Example> docs = {Gpt({5, 6, 7}), Gpt({8}), Gpt({9, 10})};
-  WriteAll(MegatronOptions(dir, 50257), docs);
+  WriteShards(MegatronOptions(dir, 50257), docs);
   const std::string idx_path = dir.Join("part-000007-000.idx");
   const std::string bin_path = dir.Join("part-000007-000.bin");
   const std::string idx = ReadAll(idx_path);
@@ -201,7 +179,7 @@ TEST(Megatron, CorruptionOfEveryByte) {
     for (int mask : {0xff, 0x01, 0x02, 0x10, 0x80}) {
       std::string bad = idx;
       bad[i] = static_cast<char>(bad[i] ^ mask);
-      testing::WriteAll(idx_path, bad);
+      testing::WriteFile(idx_path, bad);
       Status status;
       ReadTokens(dir.Join("part-000007-000"), &status);
       if (mask == 0xff) {
@@ -210,12 +188,12 @@ TEST(Megatron, CorruptionOfEveryByte) {
       }
     }
   }
-  testing::WriteAll(idx_path, idx);
+  testing::WriteFile(idx_path, idx);
   for (size_t i = 0; i < bin.size(); ++i) {
     for (int bit = 0; bit < 8; ++bit) {
       std::string bad = bin;
       bad[i] = static_cast<char>(bad[i] ^ (1 << bit));
-      testing::WriteAll(bin_path, bad);
+      testing::WriteFile(bin_path, bad);
       Status status;
       auto got = ReadTokens(dir.Join("part-000007-000"), &status);
       ASSERT_TRUE(status.ok());
@@ -227,7 +205,7 @@ TEST(Megatron, CorruptionOfEveryByte) {
     }
   }
   // A truncated or extended .bin is a size error.
-  testing::WriteAll(bin_path, bin.substr(0, bin.size() - 1));
+  testing::WriteFile(bin_path, bin.substr(0, bin.size() - 1));
   Status status;
   ReadTokens(dir.Join("part-000007-000"), &status);
   EXPECT_TRUE(status.Is(StatusCode::kDataLoss));
@@ -237,7 +215,7 @@ TEST(Megatron, CorruptionOfEveryByte) {
 
 TEST(Megatron, VocabCheckOnRead) {
   TempDir dir;
-  WriteAll(MegatronOptions(dir, 50257), {Gpt({5, 6, 700})});
+  WriteShards(MegatronOptions(dir, 50257), {Gpt({5, 6, 700})});
   ShardReaderOptions options;
   options.vocab_size = 700;
   auto reader = OpenLocalShard(dir.Join("part-000007-000"), options);

@@ -86,7 +86,7 @@ TEST(SourceReader, ASourceShorterThanItsSizeIsDataLoss) {
 
 TEST(LocalFileSource, ReadsRanges) {
   TempDir dir;
-  testing::WriteAll(dir.Join("f"), "0123456789");
+  testing::WriteFile(dir.Join("f"), "0123456789");
   auto source = LocalFileSource(dir.Join("f"));
   ASSERT_TRUE(source.ok());
   EXPECT_EQ(source->size, 10u);

@@ -25,13 +25,9 @@ class MemoryStore {
     o.format = format;
     o.scratch_dir = dir.path();
     o.vocab_size = 1000;
-    auto writer = CreateShardWriter(o);
-    ASSERT_TRUE(writer.ok());
-    for (const Example& e : examples) ASSERT_TRUE((*writer)->Add(e).ok());
-    auto files = (*writer)->Finish();
-    ASSERT_TRUE(files.ok());
-    for (const ShardFile& f : *files)
+    for (const ShardFile& f : testing::WriteShards(o, examples)) {
       files_[prefix + "/" + f.name] = testing::ReadAll(f.local_path);
+    }
   }
   void Put(const std::string& name, std::string data) { files_[name] = std::move(data); }
   std::string& Get(const std::string& name) { return files_.at(name); }
@@ -122,10 +118,7 @@ TEST(OpenShard, LocalFiles) {
   ShardWriterOptions o;
   o.format = OutputFormat::kTfRecord;
   o.scratch_dir = dir.path();
-  auto writer = CreateShardWriter(o);
-  ASSERT_TRUE(writer.ok());
-  for (const Example& e : kDocs) ASSERT_TRUE((*writer)->Add(e).ok());
-  ASSERT_TRUE((*writer)->Finish().ok());
+  ASSERT_EQ(testing::WriteShards(o, kDocs).size(), 1u);
   auto reader = OpenLocalShard(dir.Join("part-000000-000.tfrecord"));
   ASSERT_TRUE(reader.ok());
   EXPECT_EQ(ReadAllTokens(**reader), kTokens);

@@ -18,6 +18,7 @@ namespace {
 using testing::Electra;
 using testing::Gpt;
 using testing::TempDir;
+using testing::WriteShards;
 
 ShardWriterOptions Options(const TempDir& dir, OutputFormat format, uint64_t shard_size) {
   ShardWriterOptions o;
@@ -27,19 +28,6 @@ ShardWriterOptions Options(const TempDir& dir, OutputFormat format, uint64_t sha
   o.task_id = 3;
   o.vocab_size = 30522;
   return o;
-}
-
-std::vector<ShardFile> WriteAll(const ShardWriterOptions& options,
-                                const std::vector<Example>& examples) {
-  auto writer = CreateShardWriter(options);
-  EXPECT_TRUE(writer.ok()) << writer.status().ToString();
-  for (const Example& e : examples) {
-    Status s = (*writer)->Add(e);
-    EXPECT_TRUE(s.ok()) << s.ToString();
-  }
-  auto files = (*writer)->Finish();
-  EXPECT_TRUE(files.ok()) << files.status().ToString();
-  return files.ok() ? *files : std::vector<ShardFile>{};
 }
 
 std::vector<std::string> Names(const std::vector<ShardFile>& files) {
@@ -76,7 +64,7 @@ TEST(ShardWriter, TfRecordRollsBeforeExceedingShardSize) {
                         Case{record - 1, {1, 1, 1, 1, 1, 1, 1}}, Case{1ull << 30, {7}}}) {
     TempDir dir;
     std::vector<ShardFile> files =
-        WriteAll(Options(dir, OutputFormat::kTfRecord, c.shard_size), examples);
+        WriteShards(Options(dir, OutputFormat::kTfRecord, c.shard_size), examples);
     ASSERT_EQ(files.size(), c.per_shard.size()) << c.shard_size;
     for (size_t i = 0; i < files.size(); ++i) {
       char name[64];
@@ -100,7 +88,7 @@ TEST(ShardWriter, MegatronShardSizeCountsBothFiles) {
   const uint64_t shard_size = 42 + 4 * 30;
   TempDir dir;
   std::vector<ShardFile> files =
-      WriteAll(Options(dir, OutputFormat::kMegatron, shard_size), examples);
+      WriteShards(Options(dir, OutputFormat::kMegatron, shard_size), examples);
   EXPECT_EQ(Names(files), (std::vector<std::string>{"part-000003-000.bin", "part-000003-000.idx",
                                                     "part-000003-001.bin", "part-000003-001.idx",
                                                     "part-000003-002.bin", "part-000003-002.idx"}));
@@ -114,7 +102,7 @@ TEST(ShardWriter, LlmcRollsAtShardSize) {
   std::vector<Example> examples(7, Gpt({102, 1, 2, 3, 4, 5, 6, 7, 8, 9}));
   TempDir dir;
   std::vector<ShardFile> files =
-      WriteAll(Options(dir, OutputFormat::kLlmc, 1024 + 3 * 20), examples);
+      WriteShards(Options(dir, OutputFormat::kLlmc, 1024 + 3 * 20), examples);
   EXPECT_EQ(Names(files), (std::vector<std::string>{"part-000003-000.bin", "part-000003-001.bin",
                                                     "part-000003-002.bin"}));
   EXPECT_EQ(files[0].bytes, 1084u);
@@ -207,7 +195,7 @@ TEST(ShardWriter, ChecksExamples) {
 
 TEST(ShardWriter, UnusableScratchFolderIsAnIoError) {
   TempDir dir;
-  testing::WriteAll(dir.Join("file"), "x");
+  testing::WriteFile(dir.Join("file"), "x");
   ShardWriterOptions options = Options(dir, OutputFormat::kTfRecord, 1 << 20);
   options.scratch_dir = dir.Join("file/sub");
   auto writer = CreateShardWriter(options);
@@ -222,7 +210,8 @@ TEST(ShardWriter, TfRecordRoundTripThroughTheReader) {
   std::vector<Example> examples;
   for (uint32_t i = 0; i < 20; ++i) examples.push_back(Electra({101, 1000 + i, 102}, 8, 2));
   examples.push_back(Gpt({5, 6, 7}));
-  std::vector<ShardFile> files = WriteAll(Options(dir, OutputFormat::kTfRecord, 1 << 20), examples);
+  std::vector<ShardFile> files =
+      WriteShards(Options(dir, OutputFormat::kTfRecord, 1 << 20), examples);
   ASSERT_EQ(files.size(), 1u);
   auto reader = OpenLocalShard(files[0].local_path);
   ASSERT_TRUE(reader.ok());

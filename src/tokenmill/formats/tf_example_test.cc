@@ -9,16 +9,6 @@
 namespace tokenmill {
 namespace {
 
-std::string Hex(std::string_view s) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
-
 std::string Unhex(std::string_view hex) {
   std::string out;
   for (size_t i = 0; i + 1 < hex.size(); i += 2) {
@@ -65,7 +55,7 @@ Example Tiny() {
 TEST(TfExample, EncodesExactBytes) {
   std::string out;
   EncodeTfExample(Tiny(), &out);
-  EXPECT_EQ(Hex(out), kTinyExampleHex);
+  EXPECT_EQ(testing::Hex(out), kTinyExampleHex);
 }
 
 TEST(TfExample, GptExampleHasOnlyInputIds) {
@@ -73,7 +63,7 @@ TEST(TfExample, GptExampleHasOnlyInputIds) {
   EncodeTfExample(testing::Gpt({1, 2, 3}), &out);
   // features { feature { key: "input_ids" value { int64_list { value: [1, 2, 3] } } } }, as
   // protoc --encode=tensorflow.Example gives it.
-  EXPECT_EQ(Hex(out),
+  EXPECT_EQ(testing::Hex(out),
             "0a16"
             "0a14"
             "0a09696e7075745f696473"
@@ -85,7 +75,7 @@ TEST(TfExample, GptExampleHasOnlyInputIds) {
 TEST(TfExample, EmptyListOmitsTheValueField) {
   std::string out;
   EncodeTfExample(testing::Gpt({}), &out);
-  EXPECT_EQ(Hex(out),
+  EXPECT_EQ(testing::Hex(out),
             "0a11"
             "0a0f"
             "0a09696e7075745f696473"

@@ -7,20 +7,11 @@
 
 #include "tokenmill/base/crc32c.h"
 #include "tokenmill/base/endian.h"
+#include "tokenmill/formats/formats_testing.h"
 #include "tokenmill/formats/tf_example.h"
 
 namespace tokenmill {
 namespace {
-
-std::string Hex(std::string_view s) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : s) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out;
-}
 
 std::vector<std::string> ReadRecords(std::string_view file, Status* status) {
   ByteSource source = MemorySource("mem.tfrecord", file);
@@ -54,7 +45,7 @@ TEST(TfRecord, ExactBytesOfATinyRecord) {
   EncodeTfExample(e, &payload);
   std::string record;
   AppendTfRecord(payload, &record);
-  EXPECT_EQ(Hex(record),
+  EXPECT_EQ(testing::Hex(record),
             "4500000000000000"
             "ebe668b0"
             "0a430a140a09696e7075745f69647312071a050a0307ac020a140a0a696e7075745f6d61736b1206"
@@ -66,7 +57,7 @@ TEST(TfRecord, ExactBytesOfAnEmptyRecord) {
   std::string record;
   AppendTfRecord("", &record);
   // CRC-32C of no bytes is 0, masked 0xa282ead8.
-  EXPECT_EQ(Hex(record),
+  EXPECT_EQ(testing::Hex(record),
             "0000000000000000"
             "29039807"
             "d8ea82a2");
