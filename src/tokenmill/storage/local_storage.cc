@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "tokenmill/base/rng.h"
@@ -572,6 +573,8 @@ StatusOr<std::vector<ObjectInfo>> LocalStorage::List(std::string_view prefix) {
   }
   std::map<std::string, ObjectInfo> found;  // by path; sorted bytewise
   std::vector<std::string> pending = {root};
+  std::set<std::pair<dev_t, ino_t>> visited;  // folders seen, against symbolic-link cycles
+  if (struct stat rs; ::stat(root.c_str(), &rs) == 0) visited.insert({rs.st_dev, rs.st_ino});
   while (!pending.empty()) {
     std::string dir = std::move(pending.back());
     pending.pop_back();
@@ -607,7 +610,10 @@ StatusOr<std::vector<ObjectInfo>> LocalStorage::List(std::string_view prefix) {
           }
         }
         std::string sub = full + "/";
-        if (sub.starts_with(p) || p.starts_with(sub)) pending.push_back(full);
+        if ((sub.starts_with(p) || p.starts_with(sub)) &&
+            visited.insert({st.st_dev, st.st_ino}).second) {
+          pending.push_back(full);
+        }
       } else if (S_ISREG(st.st_mode) && full.starts_with(p)) {
         found[full] =
             ObjectInfo{url_prefix + full, static_cast<uint64_t>(st.st_size), PlainGeneration(st)};

@@ -295,6 +295,15 @@ TEST_F(LocalStorageTest, ListIsRecursiveSortedAndFiltered) {
   EXPECT_EQ(storage_.counters().lists, 4u);
 }
 
+TEST_F(LocalStorageTest, ListSurvivesSymbolicLinkCycles) {
+  ASSERT_TRUE(storage_.Write(P("tree/a/file"), "x").ok());
+  fs::create_directory_symlink(P("tree"), P("tree/a/loop"));
+  StatusOr<std::vector<ObjectInfo>> l = storage_.List(P("tree/"));
+  ASSERT_TRUE(l.ok()) << l.status().ToString();
+  ASSERT_EQ(l->size(), 1u);
+  EXPECT_EQ((*l)[0].url, P("tree/a/file"));
+}
+
 // Runs `racers` child processes that wait on a pipe, then call `op`; returns each child's result
 // code: 0 won, 1 lost as expected, 2 unexpected error.
 template <typename Op>
