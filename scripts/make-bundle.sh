@@ -4,6 +4,7 @@
 #   lib/*.so*       every shared library it needs that Debian 12's base system lacks (the base is
 #                   scripts/bundle-base-packages.txt), each with an rpath of $ORIGIN
 #   VERSION         tokenmill --version, the git commit, the build time, the binary's sha256
+#                   (the binary is shipped without its debug information)
 # packed as a .tar.gz that `tokenmill launch gce` uploads to the bucket.
 #
 # Usage: scripts/make-bundle.sh [BINARY] [OUT]
@@ -30,18 +31,11 @@ command -v patchelf >/dev/null || die "patchelf is missing: apt-get install -y p
 command -v dpkg >/dev/null || die "dpkg is missing: build the bundle on Debian 12"
 [ -f "$BASE_LIST" ] || die "$BASE_LIST is missing"
 
-# The Debian package that owns a library file, or nothing (paths differ by the /usr merge).
-owner() {
+# The paths by which dpkg may know a library file (they differ by the /usr merge).
+variants() {
   local p=$1 real
   real=$(readlink -f "$p")
-  for candidate in "$p" "$real" "/usr$p" "/usr$real" "${p#/usr}" "${real#/usr}"; do
-    if o=$(dpkg -S "$candidate" 2>/dev/null | head -n 1); then
-      o=${o%%: *}
-      echo "${o%%:*}"
-      return 0
-    fi
-  done
-  return 0
+  printf '%s\n' "$p" "$real" "/usr$p" "/usr$real" "${p#/usr}" "${real#/usr}"
 }
 
 is_base() { grep -qxF "$1" "$BASE_LIST"; }
@@ -51,14 +45,34 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib"
 cp "$bin" "$stage/bin/tokenmill"
 chmod 755 "$stage/bin/tokenmill"
+# Debug information stays with the build, not in every VM's download.
+if command -v strip >/dev/null; then strip --strip-debug "$stage/bin/tokenmill"; fi
 
 if ldd "$bin" | grep -q 'not found'; then
   ldd "$bin" >&2
   die "$bin has unresolved libraries on this machine"
 fi
+mapfile -t deps < <(ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}')
+# One dpkg query for every library (dpkg -S is slow to start).
+queries=()
+for dep in "${deps[@]}"; do
+  mapfile -t -O "${#queries[@]}" queries < <(variants "${dep#* }")
+done
+declare -A owner_of=()
+while IFS= read -r line; do
+  case "$line" in diversion* | *", "*) continue ;; esac
+  pkg=${line%%: *}
+  owner_of["${line#*: }"]=${pkg%%:*}
+done < <(dpkg -S "${queries[@]}" 2>/dev/null || true)
+
 shipped=()
-while read -r soname path; do
-  pkg=$(owner "$path")
+for dep in "${deps[@]}"; do
+  soname=${dep%% *}
+  path=${dep#* }
+  pkg=""
+  while read -r v; do
+    if [ -n "${owner_of[$v]:-}" ]; then pkg=${owner_of[$v]}; break; fi
+  done < <(variants "$path")
   if [ -n "$pkg" ] && is_base "$pkg"; then
     continue
   fi
@@ -67,7 +81,7 @@ while read -r soname path; do
   # shellcheck disable=SC2016  # a literal $ORIGIN for the dynamic loader
   patchelf --set-rpath '$ORIGIN' "$stage/lib/$soname"
   shipped+=("$soname (${pkg:-not from a package})")
-done < <(ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}')
+done
 # shellcheck disable=SC2016  # a literal $ORIGIN for the dynamic loader
 patchelf --set-rpath '$ORIGIN/../lib' "$stage/bin/tokenmill"
 

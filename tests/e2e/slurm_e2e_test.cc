@@ -15,6 +15,7 @@
 #include <regex>
 #include <thread>
 
+#include "tokenmill/launch/launcher.h"
 #include "tokenmill/launch/process.h"
 #include "tokenmill/launch/test_util.h"
 
@@ -210,11 +211,13 @@ TEST(SlurmE2eTest, JobArrayMatchesASingleWorker) {
     std::string log = dir.Join("slurm/logs/tokenmill-" + id + "_" + std::to_string(task) + ".log");
     EXPECT_TRUE(fs::exists(log)) << log;
   }
-  std::string record = ReadFile(store + "/launches/slurm-1.json");
-  auto json = nlohmann::json::parse(record, nullptr, false);
-  ASSERT_TRUE(json.is_object()) << record;
-  EXPECT_EQ(json["details"].value("slurm_job_id", ""), id);
-  EXPECT_EQ(json.value("workers", 0), 3);
+  auto records = ListLaunchRecords(store);
+  ASSERT_TRUE(records.ok()) << records.status().ToString();
+  ASSERT_EQ(records->size(), 1u);
+  EXPECT_EQ((*records)[0].launcher, "slurm");
+  EXPECT_EQ((*records)[0].number, 1);
+  EXPECT_EQ((*records)[0].details.value("slurm_job_id", ""), id);
+  EXPECT_EQ((*records)[0].workers, 3);
 }
 
 TEST(SlurmE2eTest, CancelledTasksLoseNothing) {
@@ -257,6 +260,8 @@ TEST(SlurmE2eTest, CancelledTasksLoseNothing) {
     for (size_t pos = 0; (pos = states.find("RUNNING", pos)) != std::string::npos; ++pos) ++running;
     if (running == 2 && status.is_object() && status["tasks"].value("done", 0) >= 1) {
       midway = !status.value("complete", false);
+      std::fprintf(stderr, "cancelling with %d of %d tasks done\n",
+                   status["tasks"].value("done", 0), status["tasks"].value("total", 0));
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
@@ -285,7 +290,10 @@ TEST(SlurmE2eTest, CancelledTasksLoseNothing) {
                                                    << Logs(dir.Join("slurm/logs"));
   Tokenmill({"finalize", store});
   ExpectSameShards(dir.Join("ref"), dir.Join("slurm"));
-  EXPECT_TRUE(fs::exists(store + "/launches/slurm-2.json"));
+  auto records = ListLaunchRecords(store);
+  ASSERT_TRUE(records.ok()) << records.status().ToString();
+  ASSERT_EQ(records->size(), 2u);
+  EXPECT_EQ((*records)[1].details.value("slurm_job_id", ""), id2);
 }
 
 }  // namespace
