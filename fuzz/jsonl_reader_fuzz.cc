@@ -8,8 +8,10 @@
 #include "tokenmill/io/readers.h"
 #include "tokenmill/io/string_stream.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace tokenmill;
+namespace tokenmill {
+namespace {
+
+int FuzzJsonlReader(const uint8_t* data, size_t size) {
   fuzz::ReaderSetup s = fuzz::DecodeSetup(data, size, InputFormat::kJsonl);
   auto reader = OpenDocumentReaderOnStream(
       std::make_unique<StringReadStream>(std::move(s.content), s.read_chunk), "fuzz.jsonl",
@@ -34,4 +36,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (stats.documents != docs) std::abort();
   if (stats.documents + stats.skipped_records + stats.empty_documents > stats.lines) std::abort();
   return 0;
+}
+
+}  // namespace
+}  // namespace tokenmill
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return tokenmill::FuzzJsonlReader(data, size);
 }

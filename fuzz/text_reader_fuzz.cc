@@ -8,8 +8,10 @@
 #include "tokenmill/io/readers.h"
 #include "tokenmill/io/string_stream.h"
 
-extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  using namespace tokenmill;
+namespace tokenmill {
+namespace {
+
+int FuzzTextReader(const uint8_t* data, size_t size) {
   fuzz::ReaderSetup s = fuzz::DecodeSetup(data, size, InputFormat::kText);
   const size_t content_size = s.content.size();
   auto reader = OpenDocumentReaderOnStream(
@@ -47,4 +49,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (s.compression == Compression::kNone && stats.bytes_in != stats.bytes_decoded) std::abort();
   if (stats.bytes_in > content_size) std::abort();
   return 0;
+}
+
+}  // namespace
+}  // namespace tokenmill
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  return tokenmill::FuzzTextReader(data, size);
 }

@@ -186,10 +186,13 @@ StatusOr<std::vector<ObjectInfo>> ExpandGlobs(const std::vector<std::string>& pa
       StatusOr<ObjectInfo> info = storage->Stat(location);
       if (!info.ok()) {
         if (info.status().code() == StatusCode::kNotFound) {
-          return Status::NotFound("input \"" + given +
-                                  "\" does not exist; check the path (patterns may use * and ?)");
+          return Status::NotFound(
+              "input \"" + given +
+              "\" does not exist; check the path (patterns may use * and ?; for the "
+              "files of a folder, write \"" +
+              (given.ends_with("/") ? given : given + "/") + "*\")");
         }
-        return info.status();
+        return info.status().WithContext("input \"" + given + "\"");
       }
       out.push_back(std::move(info).value());
       continue;

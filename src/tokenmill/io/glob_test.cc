@@ -139,6 +139,10 @@ TEST(ExpandGlobsTest, NoMatchIsAnErrorNamingThePattern) {
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
   EXPECT_THAT(r.status().message(), HasSubstr(dir.path() + "/missing.txt\" does not exist"));
 
+  r = ExpandGlobs({dir.path()});
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("input \"" + dir.path() + "\""));
+
   r = ExpandGlobs({"/nonexistent-folder-for-tokenmill-tests/*.txt"});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
