@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tokenmill/examples/example.h"
+#include "tokenmill/formats/shard_reader.h"
 #include "tokenmill/formats/shard_writer.h"
 
 namespace tokenmill::testing {
@@ -87,6 +88,28 @@ inline std::vector<ShardFile> WriteShards(const ShardWriterOptions& options,
   auto files = (*writer)->Finish();
   EXPECT_TRUE(files.ok()) << files.status().ToString();
   return files.ok() ? *files : std::vector<ShardFile>{};
+}
+
+// The tokens of every record `reader` returns; *status is the first error, or OK.
+inline std::vector<std::vector<uint32_t>> ReadTokens(ShardReader& reader, Status* status) {
+  std::vector<std::vector<uint32_t>> out;
+  Example e;
+  *status = Status::Ok();
+  while (true) {
+    StatusOr<bool> got = reader.Next(&e);
+    if (!got.ok()) *status = got.status();
+    if (!got.ok() || !*got) return out;
+    out.push_back(e.tokens);
+  }
+}
+
+inline std::vector<std::vector<uint32_t>> ReadTokens(StatusOr<std::unique_ptr<ShardReader>> reader,
+                                                     Status* status) {
+  if (!reader.ok()) {
+    *status = reader.status();
+    return {};
+  }
+  return ReadTokens(**reader, status);
 }
 
 // A GPT example: the given ids, all real.

@@ -28,29 +28,12 @@ ShardWriterOptions LlmcOptions(const TempDir& dir, uint32_t vocab) {
 
 std::vector<std::vector<uint32_t>> ReadRecords(const std::string& path,
                                                const ShardReaderOptions& options, Status* status) {
-  std::vector<std::vector<uint32_t>> out;
   auto source = LocalFileSource(path);
   if (!source.ok()) {
     *status = source.status();
-    return out;
+    return {};
   }
-  auto reader = OpenLlmcShard(*source, options);
-  if (!reader.ok()) {
-    *status = reader.status();
-    return out;
-  }
-  Example e;
-  while (true) {
-    StatusOr<bool> got = (*reader)->Next(&e);
-    if (!got.ok()) {
-      *status = got.status();
-      return out;
-    }
-    if (!*got) break;
-    out.push_back(e.tokens);
-  }
-  *status = Status::Ok();
-  return out;
+  return testing::ReadTokens(OpenLlmcShard(*source, options), status);
 }
 
 TEST(Llmc, HeaderFollowsTheVocabulary) {

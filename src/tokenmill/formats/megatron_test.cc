@@ -27,24 +27,7 @@ ShardWriterOptions MegatronOptions(const TempDir& dir, uint32_t vocab, uint64_t 
 }
 
 std::vector<std::vector<uint32_t>> ReadTokens(const std::string& location, Status* status) {
-  std::vector<std::vector<uint32_t>> out;
-  auto reader = OpenLocalShard(location);
-  if (!reader.ok()) {
-    *status = reader.status();
-    return out;
-  }
-  Example e;
-  while (true) {
-    StatusOr<bool> got = (*reader)->Next(&e);
-    if (!got.ok()) {
-      *status = got.status();
-      return out;
-    }
-    if (!*got) break;
-    out.push_back(e.tokens);
-  }
-  *status = Status::Ok();
-  return out;
+  return testing::ReadTokens(OpenLocalShard(location), status);
 }
 
 TEST(Megatron, DTypeFollowsMegatronsOptimalDtype) {

@@ -48,15 +48,10 @@ class MemoryStore {
 };
 
 std::vector<std::vector<uint32_t>> ReadAllTokens(ShardReader& reader) {
-  std::vector<std::vector<uint32_t>> out;
-  Example e;
-  while (true) {
-    StatusOr<bool> got = reader.Next(&e);
-    EXPECT_TRUE(got.ok()) << got.status().ToString();
-    if (!got.ok() || !*got) break;
-    out.push_back(e.tokens);
-  }
-  return out;
+  Status status;
+  auto tokens = testing::ReadTokens(reader, &status);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  return tokens;
 }
 
 const std::vector<Example> kDocs = {Gpt({999, 1, 2, 3}), Gpt({999, 4}), Gpt({999, 5, 6})};

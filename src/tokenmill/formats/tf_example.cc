@@ -78,6 +78,7 @@ void PutFeature(std::string_view key, const std::vector<T>& values, const Featur
 // A bounds-checked cursor over protobuf wire format. Errors carry the offset from `base`.
 class WireReader {
  public:
+  WireReader() = default;
   WireReader(std::string_view data, size_t base) : data_(data), base_(base) {}
 
   bool done() const { return pos_ == data_.size(); }
@@ -109,13 +110,20 @@ class WireReader {
     return Status::Ok();
   }
 
-  // Reads a length-delimited payload; *sub_base is its offset.
-  Status Bytes(std::string_view* out, size_t* sub_base) {
+  // Reads a length-delimited field: its bytes (valid as long as the message's).
+  Status Bytes(std::string_view* out) {
+    WireReader sub;
+    TM_RETURN_IF_ERROR(Message(&sub));
+    *out = sub.data_;
+    return Status::Ok();
+  }
+
+  // Reads a length-delimited field as a nested message.
+  Status Message(WireReader* sub) {
     uint64_t len;
     TM_RETURN_IF_ERROR(Varint(&len));
     if (len > data_.size() - pos_) return Error("length-delimited field runs past its message");
-    *sub_base = base_ + pos_;
-    *out = data_.substr(pos_, len);
+    *sub = WireReader(data_.substr(pos_, len), base_ + pos_);
     pos_ += len;
     return Status::Ok();
   }
@@ -130,14 +138,13 @@ class WireReader {
   Status Skip(uint32_t wire_type) {
     uint64_t v;
     std::string_view s;
-    size_t b;
     switch (wire_type) {
       case kVarint:
         return Varint(&v);
       case kFixed64:
         return Fixed(8, &s);
       case kLengthDelimited:
-        return Bytes(&s, &b);
+        return Bytes(&s);
       case kFixed32:
         return Fixed(4, &s);
       default:
@@ -152,155 +159,129 @@ class WireReader {
 
  private:
   std::string_view data_;
-  size_t base_;
+  size_t base_ = 0;
   size_t pos_ = 0;
 };
 
-Status ParseInt64List(std::string_view data, size_t base, std::vector<int64_t>* out) {
-  WireReader r(data, base);
+// Calls handle(field, wire_type, reader) for each field of the message in `r`. `handle` returns
+// true if it read the field's value, false to have the field skipped.
+template <typename Handler>
+Status ForEachField(WireReader r, Handler handle) {
   while (!r.done()) {
     uint32_t field, wire;
     TM_RETURN_IF_ERROR(r.Key(&field, &wire));
-    if (field == 1 && wire == kLengthDelimited) {
-      std::string_view packed;
-      size_t sub;
-      TM_RETURN_IF_ERROR(r.Bytes(&packed, &sub));
-      WireReader p(packed, sub);
-      while (!p.done()) {
-        uint64_t v;
-        TM_RETURN_IF_ERROR(p.Varint(&v));
-        out->push_back(static_cast<int64_t>(v));
-      }
-    } else if (field == 1 && wire == kVarint) {
-      uint64_t v;
-      TM_RETURN_IF_ERROR(r.Varint(&v));
-      out->push_back(static_cast<int64_t>(v));
-    } else {
-      TM_RETURN_IF_ERROR(r.Skip(wire));
-    }
+    TM_ASSIGN_OR_RETURN(bool handled, handle(field, wire, r));
+    if (!handled) TM_RETURN_IF_ERROR(r.Skip(wire));
   }
   return Status::Ok();
 }
 
-Status ParseFloatList(std::string_view data, size_t base, std::vector<float>* out) {
+Status ParseInt64List(WireReader list, std::vector<int64_t>* out) {
+  return ForEachField(list, [out](uint32_t field, uint32_t wire, WireReader& r) -> StatusOr<bool> {
+    uint64_t v;
+    if (field == 1 && wire == kVarint) {
+      TM_RETURN_IF_ERROR(r.Varint(&v));
+      out->push_back(static_cast<int64_t>(v));
+      return true;
+    }
+    if (field != 1 || wire != kLengthDelimited) return false;
+    WireReader packed;
+    TM_RETURN_IF_ERROR(r.Message(&packed));
+    while (!packed.done()) {
+      TM_RETURN_IF_ERROR(packed.Varint(&v));
+      out->push_back(static_cast<int64_t>(v));
+    }
+    return true;
+  });
+}
+
+Status ParseFloatList(WireReader list, std::vector<float>* out) {
   auto decode = [](std::string_view four) {
     uint32_t bits = GetFixedLE<uint32_t>(four.data());
     float f;
     std::memcpy(&f, &bits, sizeof(f));
     return f;
   };
-  WireReader r(data, base);
-  while (!r.done()) {
-    uint32_t field, wire;
-    TM_RETURN_IF_ERROR(r.Key(&field, &wire));
-    if (field == 1 && wire == kLengthDelimited) {
-      std::string_view packed;
-      size_t sub;
-      TM_RETURN_IF_ERROR(r.Bytes(&packed, &sub));
-      if (packed.size() % 4 != 0) return r.Error("packed float list not a multiple of 4 bytes");
-      for (size_t i = 0; i < packed.size(); i += 4) out->push_back(decode(packed.substr(i, 4)));
-    } else if (field == 1 && wire == kFixed32) {
-      std::string_view four;
-      TM_RETURN_IF_ERROR(r.Fixed(4, &four));
-      out->push_back(decode(four));
-    } else {
-      TM_RETURN_IF_ERROR(r.Skip(wire));
+  return ForEachField(list, [&](uint32_t field, uint32_t wire, WireReader& r) -> StatusOr<bool> {
+    std::string_view bytes;
+    if (field == 1 && wire == kFixed32) {
+      TM_RETURN_IF_ERROR(r.Fixed(4, &bytes));
+      out->push_back(decode(bytes));
+      return true;
     }
-  }
-  return Status::Ok();
+    if (field != 1 || wire != kLengthDelimited) return false;
+    TM_RETURN_IF_ERROR(r.Bytes(&bytes));
+    if (bytes.size() % 4 != 0) return r.Error("packed float list not a multiple of 4 bytes");
+    for (size_t i = 0; i < bytes.size(); i += 4) out->push_back(decode(bytes.substr(i, 4)));
+    return true;
+  });
 }
 
-Status ParseBytesList(std::string_view data, size_t base, std::vector<std::string>* out) {
-  WireReader r(data, base);
-  while (!r.done()) {
-    uint32_t field, wire;
-    TM_RETURN_IF_ERROR(r.Key(&field, &wire));
-    if (field == 1 && wire == kLengthDelimited) {
-      std::string_view value;
-      size_t sub;
-      TM_RETURN_IF_ERROR(r.Bytes(&value, &sub));
-      out->emplace_back(value);
-    } else {
-      TM_RETURN_IF_ERROR(r.Skip(wire));
-    }
-  }
-  return Status::Ok();
+Status ParseBytesList(WireReader list, std::vector<std::string>* out) {
+  return ForEachField(list, [out](uint32_t field, uint32_t wire, WireReader& r) -> StatusOr<bool> {
+    if (field != 1 || wire != kLengthDelimited) return false;
+    std::string_view value;
+    TM_RETURN_IF_ERROR(r.Bytes(&value));
+    out->emplace_back(value);
+    return true;
+  });
 }
 
 // Merges a serialized Feature into *feature (a oneof: a new kind replaces the old one).
-Status ParseFeature(std::string_view data, size_t base, TfFeature* feature) {
-  WireReader r(data, base);
-  while (!r.done()) {
-    uint32_t field, wire;
-    TM_RETURN_IF_ERROR(r.Key(&field, &wire));
-    if (field < 1 || field > 3 || wire != kLengthDelimited) {
-      TM_RETURN_IF_ERROR(r.Skip(wire));
-      continue;
-    }
-    std::string_view list;
-    size_t sub;
-    TM_RETURN_IF_ERROR(r.Bytes(&list, &sub));
-    static constexpr TfFeature::Kind kKinds[] = {
-        TfFeature::Kind::kBytesList, TfFeature::Kind::kFloatList, TfFeature::Kind::kInt64List};
-    TfFeature::Kind kind = kKinds[field - 1];
-    if (feature->kind != kind) {
-      *feature = TfFeature();
-      feature->kind = kind;
-    }
-    switch (kind) {
-      case TfFeature::Kind::kBytesList:
-        TM_RETURN_IF_ERROR(ParseBytesList(list, sub, &feature->bytes_list));
-        break;
-      case TfFeature::Kind::kFloatList:
-        TM_RETURN_IF_ERROR(ParseFloatList(list, sub, &feature->float_list));
-        break;
-      default:
-        TM_RETURN_IF_ERROR(ParseInt64List(list, sub, &feature->int64_list));
-        break;
-    }
-  }
-  return Status::Ok();
+Status ParseFeature(WireReader message, TfFeature* feature) {
+  return ForEachField(
+      message, [feature](uint32_t field, uint32_t wire, WireReader& r) -> StatusOr<bool> {
+        if (field < 1 || field > 3 || wire != kLengthDelimited) return false;
+        static constexpr TfFeature::Kind kKinds[] = {
+            TfFeature::Kind::kBytesList, TfFeature::Kind::kFloatList, TfFeature::Kind::kInt64List};
+        const TfFeature::Kind kind = kKinds[field - 1];
+        if (feature->kind != kind) {
+          *feature = TfFeature();
+          feature->kind = kind;
+        }
+        WireReader list;
+        TM_RETURN_IF_ERROR(r.Message(&list));
+        switch (kind) {
+          case TfFeature::Kind::kBytesList:
+            TM_RETURN_IF_ERROR(ParseBytesList(list, &feature->bytes_list));
+            break;
+          case TfFeature::Kind::kFloatList:
+            TM_RETURN_IF_ERROR(ParseFloatList(list, &feature->float_list));
+            break;
+          default:
+            TM_RETURN_IF_ERROR(ParseInt64List(list, &feature->int64_list));
+            break;
+        }
+        return true;
+      });
 }
 
-Status ParseMapEntry(std::string_view data, size_t base, TfFeatures* features) {
-  WireReader r(data, base);
-  std::string key;
-  TfFeature value;
-  while (!r.done()) {
-    uint32_t field, wire;
-    TM_RETURN_IF_ERROR(r.Key(&field, &wire));
-    if ((field == 1 || field == 2) && wire == kLengthDelimited) {
-      std::string_view bytes;
-      size_t sub;
-      TM_RETURN_IF_ERROR(r.Bytes(&bytes, &sub));
-      if (field == 1) {
-        key.assign(bytes);
-      } else {
-        TM_RETURN_IF_ERROR(ParseFeature(bytes, sub, &value));
-      }
-    } else {
-      TM_RETURN_IF_ERROR(r.Skip(wire));
-    }
-  }
-  (*features)[key] = std::move(value);  // a repeated key: the last entry wins
-  return Status::Ok();
-}
-
-Status ParseFeatures(std::string_view data, size_t base, TfFeatures* features) {
-  WireReader r(data, base);
-  while (!r.done()) {
-    uint32_t field, wire;
-    TM_RETURN_IF_ERROR(r.Key(&field, &wire));
-    if (field == 1 && wire == kLengthDelimited) {
-      std::string_view entry;
-      size_t sub;
-      TM_RETURN_IF_ERROR(r.Bytes(&entry, &sub));
-      TM_RETURN_IF_ERROR(ParseMapEntry(entry, sub, features));
-    } else {
-      TM_RETURN_IF_ERROR(r.Skip(wire));
-    }
-  }
-  return Status::Ok();
+// Features: map entries { key = 1, value = 2 }; a repeated key: the last entry wins.
+Status ParseFeatures(WireReader message, TfFeatures* features) {
+  return ForEachField(
+      message, [features](uint32_t field, uint32_t wire, WireReader& r) -> StatusOr<bool> {
+        if (field != 1 || wire != kLengthDelimited) return false;
+        WireReader entry;
+        TM_RETURN_IF_ERROR(r.Message(&entry));
+        std::string key;
+        TfFeature value;
+        TM_RETURN_IF_ERROR(
+            ForEachField(entry, [&](uint32_t f, uint32_t w, WireReader& e) -> StatusOr<bool> {
+              if ((f != 1 && f != 2) || w != kLengthDelimited) return false;
+              if (f == 2) {
+                WireReader feature;
+                TM_RETURN_IF_ERROR(e.Message(&feature));
+                TM_RETURN_IF_ERROR(ParseFeature(feature, &value));
+                return true;
+              }
+              std::string_view bytes;
+              TM_RETURN_IF_ERROR(e.Bytes(&bytes));
+              key.assign(bytes);
+              return true;
+            }));
+        (*features)[key] = std::move(value);
+        return true;
+      });
 }
 
 template <typename T>
@@ -361,19 +342,15 @@ void EncodeTfExample(const Example& example, std::string* out) {
 
 StatusOr<TfFeatures> ParseTfExample(std::string_view data) {
   TfFeatures features;
-  WireReader r(data, 0);
-  while (!r.done()) {
-    uint32_t field, wire;
-    TM_RETURN_IF_ERROR(r.Key(&field, &wire));
-    if (field == 1 && wire == kLengthDelimited) {
-      std::string_view bytes;
-      size_t sub;
-      TM_RETURN_IF_ERROR(r.Bytes(&bytes, &sub));
-      TM_RETURN_IF_ERROR(ParseFeatures(bytes, sub, &features));  // repeated: merged
-    } else {
-      TM_RETURN_IF_ERROR(r.Skip(wire));
-    }
-  }
+  TM_RETURN_IF_ERROR(
+      ForEachField(WireReader(data, 0),
+                   [&features](uint32_t field, uint32_t wire, WireReader& r) -> StatusOr<bool> {
+                     if (field != 1 || wire != kLengthDelimited) return false;
+                     WireReader message;
+                     TM_RETURN_IF_ERROR(r.Message(&message));
+                     TM_RETURN_IF_ERROR(ParseFeatures(message, &features));  // repeated: merged
+                     return true;
+                   }));
   return features;
 }
 
