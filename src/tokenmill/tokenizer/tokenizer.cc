@@ -75,7 +75,18 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& optio
           !j["model"].is_object()) {
         return Status::InvalidArgument(name + ": not a valid HuggingFace tokenizer.json");
       }
-      const std::string type = j["model"].value("type", "");
+      const nlohmann::json& model = j["model"];
+      std::string type;
+      if (model.contains("type") && model["type"].is_string()) type = model["type"];
+      if (type.empty()) {
+        // Older files have no "type"; HF infers it from the fields.
+        if (model.contains("merges")) {
+          type = "BPE";
+        } else if (model.contains("continuing_subword_prefix") ||
+                   model.contains("max_input_chars_per_word")) {
+          type = "WordPiece";
+        }
+      }
       if (type == "WordPiece") return LoadWordPieceTokenizerJson(options, main->data, name);
       if (type == "BPE") return LoadBpeTokenizerJson(options, main->data, name);
       return Status::InvalidArgument(name + ": model type '" + type +

@@ -544,10 +544,17 @@ StatusOr<std::unique_ptr<Tokenizer>> ParseTokenizerJson(const TokenizerOptions& 
   config.unk_token = model.value("unk_token", std::string("[UNK]"));
   config.continuing_subword_prefix = model.value("continuing_subword_prefix", std::string("##"));
 
+  // Ids are dense in real files; a sparse one would make the id table absurdly large.
+  size_t token_count = model["vocab"].size();
+  if (j.contains("added_tokens") && j["added_tokens"].is_array()) {
+    token_count += j["added_tokens"].size();
+  }
+  const int64_t max_id = std::min<int64_t>(kMaxId, 2 * static_cast<int64_t>(token_count) + 1024);
   auto place = [&](const std::string& token, int64_t id) -> Status {
-    if (id < 0 || id > kMaxId) {
+    if (id < 0 || id > max_id) {
       return Status::InvalidArgument(src + ": token id " + std::to_string(id) + " of " +
-                                     json(token).dump() + " is out of range");
+                                     json(token).dump() + " is out of range (0 to " +
+                                     std::to_string(max_id) + " for this file)");
     }
     if (FindInvalidUtf8(token) != std::string_view::npos) {
       return Status::InvalidArgument(src + ": token with id " + std::to_string(id) +
