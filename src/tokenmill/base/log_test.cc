@@ -21,3 +21,20 @@ TEST(Redact, RegisteredLiterals) {
 
 }  // namespace
 }  // namespace tokenmill
+
+namespace tokenmill {
+namespace {
+
+TEST(Redact, EveryCarrierAndNothingElse) {
+  EXPECT_EQ(RedactSecrets("authorization: Bearer ya29.abc\nnext line"),
+            "authorization: [REDACTED]\nnext line");
+  EXPECT_EQ(RedactSecrets("?X-Amz-Credential=AKIA%2F1&X-Amz-Security-Token=tok 'x'"),
+            "?X-Amz-Credential=[REDACTED]&X-Amz-Security-Token=[REDACTED] 'x'");
+  EXPECT_EQ(RedactSecrets(R"({"token": "abc", "name": "keep"})"),
+            R"({"token": "[REDACTED]", "name": "keep"})");
+  EXPECT_EQ(RedactSecrets("s3://bucket/key returned 403 AccessDenied"),
+            "s3://bucket/key returned 403 AccessDenied");
+}
+
+}  // namespace
+}  // namespace tokenmill

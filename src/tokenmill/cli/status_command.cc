@@ -1,10 +1,12 @@
 // tokenmill status STORE [--json] [--watch [SECONDS]]
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <cstdio>
 #include <thread>
 
 #include "tokenmill/cli/command.h"
 #include "tokenmill/job/job_status.h"
+#include "tokenmill/launch/launcher.h"
 #include "tokenmill/storage/storage.h"
 
 namespace tokenmill::cli {
@@ -23,10 +25,16 @@ int RunStatus(const StatusArgs& args) {
   for (;;) {
     auto st = reader.Read();
     if (!st.ok()) return ReportError(st.status());
+    // What the launchers started, as recorded in the store.
+    auto launches = launch::ListLaunchRecords(args.store);
+    if (!launches.ok()) return ReportError(launches.status());
     if (args.json) {
-      std::printf("%s\n", FormatStatusJson(*st).c_str());
+      nlohmann::json j = nlohmann::json::parse(FormatStatusJson(*st));
+      j["launches"] = launch::LaunchRecordsToJson(*launches);
+      std::printf("%s\n", j.dump().c_str());
     } else {
-      std::printf("%s", FormatStatusText(*st).c_str());
+      std::printf("%s%s", FormatStatusText(*st).c_str(),
+                  launch::FormatLaunchRecords(*launches).c_str());
     }
     std::fflush(stdout);
     if (args.watch <= 0 || st->finished) return kExitOk;

@@ -118,24 +118,6 @@ StatusOr<JobStatus> StatusReader::Read() {
     st.retries += hb->retries;
     st.workers.push_back(std::move(hb).value());
   }
-  auto launches = store_->List(paths_.LaunchesPrefix());
-  if (launches.ok()) {
-    for (const auto& o : *launches) {
-      auto data = store_->Read(o.url);
-      if (!data.ok()) continue;
-      try {
-        auto j = nlohmann::json::parse(*data);
-        std::string line;
-        for (const auto& [k, v] : j.items()) {
-          if (!line.empty()) line += ", ";
-          line += k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-        }
-        st.launches.push_back(line);
-      } catch (...) {
-        st.launches.push_back(Basename(o.url) + ": unreadable");
-      }
-    }
-  }
   const double elapsed = (std::max(last_finish, now) - job_.created_at_ms) / 1000.0;
   if (elapsed > 0 && st.stats.bytes_in > 0) {
     st.throughput_bps = st.stats.bytes_in / elapsed;
@@ -170,7 +152,6 @@ std::string FormatStatusText(const JobStatus& s) {
   std::snprintf(buf, sizeof(buf), "workers: %u live, %zu seen, %llu storage retries\n",
                 s.live_workers, s.workers.size(), (unsigned long long)s.retries);
   out += buf;
-  for (const auto& l : s.launches) out += "launch: " + l + "\n";
   for (const auto& f : s.failures) {
     out += "failed task " + std::to_string(f.task) + ": " + f.reason;
     if (!f.last_error.empty() && f.reason.find(f.last_error) == std::string::npos) {
@@ -221,7 +202,6 @@ std::string FormatStatusJson(const JobStatus& s) {
                        {"heartbeats", w.heartbeats}});
   }
   j["workers"] = workers;
-  j["launches"] = s.launches;
   return j.dump();
 }
 

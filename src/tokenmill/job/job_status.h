@@ -31,7 +31,6 @@ struct JobStatus {
   std::vector<WorkerHeartbeat> workers;
   uint64_t retries = 0;         // storage retries reported by workers
   std::vector<FailedTask> failures;
-  std::vector<std::string> launches;  // one line per launch record
   bool complete = false;        // every task done
   bool finished = false;        // every task done or failed
 };
