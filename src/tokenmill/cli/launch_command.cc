@@ -55,7 +55,11 @@ int RunLocal(const LocalArgs& args) {
   launch::LocalPoolOptions options;
   options.binary = args.binary;
   options.threads_per_worker = args.threads;
-  options.log_dir = args.log_dir;
+  if (!args.log_dir.empty()) {
+    auto log_dir = launch::CanonicalStore(args.log_dir);  // a local path, made absolute
+    if (!log_dir.ok()) return ReportError(log_dir.status());
+    options.log_dir = *log_dir;
+  }
   launch::LocalPool pool(options);
   Status started = pool.Start(*store, args.workers);
   if (!started.ok()) return ReportError(started);
@@ -65,7 +69,7 @@ int RunLocal(const LocalArgs& args) {
   record.workers = args.workers;
   record.details["pids"] = pool.pids();
   record.details["threads_per_worker"] = args.threads;
-  if (!args.log_dir.empty()) record.details["log_dir"] = args.log_dir;
+  if (!options.log_dir.empty()) record.details["log_dir"] = options.log_dir;
   auto written = launch::RecordLaunch(*store, record);
   if (!written.ok()) {
     std::fprintf(stderr, "tokenmill: warning: the launch record could not be written: %s\n",

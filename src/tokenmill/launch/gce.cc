@@ -176,7 +176,7 @@ StatusOr<GcePlan> PlanGce(const GceOptions& options) {
   }
   if (!std::filesystem::is_regular_file(o.bundle)) {
     std::string message = "no worker bundle at " + o.bundle +
-                          ": build it with `scripts/make-bundle.sh BUILD_DIR` (see "
+                          ": build it with `scripts/make-bundle.sh build/tokenmill` (see "
                           "docs/cloud.md) or pass --bundle";
     if (!o.dry_run) return Status::NotFound(message);
     LogWarning(message);
