@@ -6,15 +6,20 @@
 //       gpt2, cl100k_base, o200k_base (tiktoken rank files), gpt2 from tokenizer.json; the
 //       pre-tokenizer alone (scanner and PCRE2); and a 1 MB run of one letter (the merge loop's
 //       worst case). Rows whose data is absent are skipped with a message.
-//   bpe_bench --encode=NAME --output=FILE INPUT...
-//       writes one JSON id array per input line (NAME: gpt2, r50k_base, cl100k_base, o200k_base,
-//       gpt2-tokenizer-json), for comparing with the references' ids.
+//   bpe_bench --encode=NAME [--output=FILE] INPUT...
+//       encodes every line of the inputs, prints the MB/s (wall clock and CPU time) as one JSON
+//       line and writes one JSON id array per line (NAME: gpt2, r50k_base, cl100k_base,
+//       o200k_base, gpt2-tokenizer-json, which matches <|endoftext|> literally as HF does by
+//       default); bench/ref_bpe.sh compares both with the references.
 
 #include <benchmark/benchmark.h>
 #include <zlib.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -91,6 +96,7 @@ std::unique_ptr<Tokenizer> LoadByName(std::string_view name, std::string* why) {
   TokenizerOptions options;
   StatusOr<std::unique_ptr<Tokenizer>> t = Status::NotFound("unknown tokenizer name");
   if (name == "gpt2-tokenizer-json") {
+    options.split_special_tokens = false;  // as HF does by default
     auto json = ReadVocab("gpt2/tokenizer.json");
     if (!json) {
       *why = "gpt2/tokenizer.json not found";
@@ -219,8 +225,10 @@ void Register() {
   }
 }
 
-// --encode=NAME --output=FILE INPUT...
-int DumpIds(int argc, char** argv) {
+// --encode=NAME [--output=FILE] INPUT...: encodes every line of the inputs (text in memory, the
+// first 2000 lines once as warm-up, as the references' bench.js does), prints one JSON line with
+// the wall-clock throughput, and writes the ids if --output is given.
+int EncodeFiles(int argc, char** argv) {
   std::string name;
   std::string output;
   std::vector<std::string> inputs;
@@ -236,31 +244,56 @@ int DumpIds(int argc, char** argv) {
   }
   std::string why;
   auto tokenizer = LoadByName(name, &why);
-  if (tokenizer == nullptr || output.empty()) {
-    std::fprintf(stderr, "bpe_bench --encode=NAME --output=FILE INPUT...: %s\n",
-                 output.empty() ? "no --output" : why.c_str());
+  if (tokenizer == nullptr) {
+    std::fprintf(stderr, "bpe_bench --encode=NAME [--output=FILE] INPUT...: %s\n", why.c_str());
     return 2;
   }
-  std::ofstream out(output, std::ios::binary);
-  std::vector<uint32_t> ids;
-  std::string line_out;
+  std::string text;
   for (const auto& input : inputs) {
-    auto text = ReadFile(input);
-    if (!text) {
+    auto data = ReadFile(input);
+    if (!data) {
       std::fprintf(stderr, "cannot read %s\n", input.c_str());
       return 1;
     }
-    for (std::string_view line : Lines(*text)) {
-      ids.clear();
-      tokenizer->Encode(line, &ids);
-      line_out = "[";
-      for (size_t k = 0; k < ids.size(); ++k) {
-        if (k > 0) line_out += ',';
-        line_out += std::to_string(ids[k]);
-      }
-      line_out += "]\n";
-      out << line_out;
+    text += *data;
+  }
+  const auto lines = Lines(text);
+  std::vector<uint32_t> ids;
+  for (size_t i = 0; i < lines.size() && i < 2000; ++i) {
+    ids.clear();
+    tokenizer->Encode(lines[i], &ids);
+  }
+  std::vector<uint32_t> all;
+  std::vector<size_t> ends;  // end of each line's ids in `all`
+  ends.reserve(lines.size());
+  all.reserve(text.size() / 2);
+  const std::clock_t cpu_start = std::clock();
+  const auto start = std::chrono::steady_clock::now();
+  for (std::string_view line : lines) {
+    tokenizer->Encode(line, &all);
+    ends.push_back(all.size());
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double cpu_seconds = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+  std::printf(
+      "{\"tokenizer\":\"tokenmill %s\",\"lines\":%zu,\"bytes\":%zu,\"tokens\":%zu,"
+      "\"seconds\":%.3f,\"MB_per_s\":%.3f,\"cpu_seconds\":%.3f,\"MB_per_cpu_s\":%.3f}\n",
+      name.c_str(), lines.size(), text.size(), all.size(), seconds, text.size() / 1e6 / seconds,
+      cpu_seconds, text.size() / 1e6 / cpu_seconds);
+  if (output.empty()) return 0;
+  std::ofstream out(output, std::ios::binary);
+  std::string line_out;
+  size_t begin = 0;
+  for (size_t end : ends) {
+    line_out = "[";
+    for (size_t k = begin; k < end; ++k) {
+      if (k > begin) line_out += ',';
+      line_out += std::to_string(all[k]);
     }
+    line_out += "]\n";
+    out << line_out;
+    begin = end;
   }
   return out.good() ? 0 : 1;
 }
@@ -270,7 +303,7 @@ int DumpIds(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--encode=", 9) == 0) return tokenmill::DumpIds(argc, argv);
+    if (std::strncmp(argv[i], "--encode=", 9) == 0) return tokenmill::EncodeFiles(argc, argv);
   }
   tokenmill::Register();
   benchmark::Initialize(&argc, argv);
