@@ -12,10 +12,10 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
 #include <thread>
 
 #include "tokenmill/launch/launcher.h"
+#include "tokenmill/launch/names.h"
 #include "tokenmill/launch/process.h"
 #include "tokenmill/launch/test_util.h"
 
@@ -124,10 +124,12 @@ void ExpectSameShards(const std::string& expected_out, const std::string& actual
 
 // The job id from `tokenmill launch slurm` output ("slurm job <id>" on a line of its own).
 std::string JobIdFrom(const std::string& out) {
-  std::smatch m;
-  std::regex re("(^|\n)slurm job ([0-9]+)\n");
-  if (!std::regex_search(out, m, re)) return "";
-  return m[2].str();
+  std::string text = "\n" + out;
+  size_t at = text.find("\nslurm job ");
+  if (at == std::string::npos) return "";
+  size_t start = at + 11, end = text.find('\n', start);
+  std::string id = text.substr(start, end == std::string::npos ? end : end - start);
+  return IsDigits(id) ? id : "";
 }
 
 // The states of the job's array tasks still known to squeue (pending/running/completing).

@@ -4,9 +4,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include "tokenmill/base/log.h"
+#include "tokenmill/launch/names.h"
 #include "tokenmill/launch/process.h"
 #include "tokenmill/storage/storage.h"
 
@@ -18,11 +18,6 @@ namespace {
 constexpr std::string_view kStartupName = "tokenmill-gce-startup.sh";
 constexpr std::string_view kShutdownName = "tokenmill-gce-shutdown.sh";
 constexpr std::string_view kBundleName = "tokenmill-bundle.tar.gz";
-
-const std::regex& GceName() {
-  static const std::regex re("^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$");
-  return re;
-}
 
 Status WriteScript(const std::string& path, std::string_view text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -134,36 +129,33 @@ StatusOr<GcePlan> PlanGce(const GceOptions& options) {
                                    " holds a comma, a space or a quote, which instance metadata "
                                    "cannot carry: choose another location");
   }
-  static const std::regex kZone("^[a-z]+-[a-z]+[0-9]+-[a-z]$");
   if (o.zone.empty()) {
     return Status::InvalidArgument(
         "--zone is required, e.g. --zone us-central1-a "
         "(`gcloud compute zones list` shows them)");
   }
-  if (!std::regex_match(o.zone, kZone)) {
+  if (!IsGceZone(o.zone)) {
     return Status::InvalidArgument("--zone '" + o.zone +
                                    "' is not a zone name such as "
                                    "us-central1-a");
   }
-  if (!std::regex_match(o.machine_type, std::regex("^[a-z0-9][-a-z0-9]*$"))) {
+  if (!IsGceMachineType(o.machine_type)) {
     return Status::InvalidArgument("--machine-type '" + o.machine_type +
                                    "' is not a machine type such as e2-standard-4");
   }
-  if (!o.service_account.empty() &&
-      !std::regex_match(o.service_account, std::regex("^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+$"))) {
+  if (!o.service_account.empty() && !IsEmail(o.service_account)) {
     return Status::InvalidArgument("--service-account '" + o.service_account +
                                    "' is not a service account e-mail");
   }
-  if (!o.project.empty() &&
-      !std::regex_match(o.project, std::regex("^[a-z][-a-z0-9.:]{4,61}[a-z0-9]$"))) {
+  if (!o.project.empty() && !IsGceProject(o.project)) {
     return Status::InvalidArgument("--project '" + o.project + "' is not a project id");
   }
-  if (!std::regex_match(o.boot_disk_size, std::regex("^[0-9]+(GB|TB)$"))) {
+  if (!IsDiskSize(o.boot_disk_size)) {
     return Status::InvalidArgument("boot disk size '" + o.boot_disk_size + "' must be like 20GB");
   }
   if (o.threads < 0) return Status::InvalidArgument("--threads must be 0 (all vCPUs) or more");
   if (o.name.empty()) o.name = DefaultLaunchName(o.store);
-  if (!std::regex_match(o.name, GceName()) || o.name.size() > 54) {
+  if (!IsGceName(o.name) || o.name.size() > 54) {
     return Status::InvalidArgument("--name '" + o.name +
                                    "' is not a GCE resource name: lowercase letters, digits and "
                                    "-, starting with a letter, at most 54 characters");

@@ -1,27 +1,16 @@
 #include "tokenmill/launch/k8s.h"
 
 #include <cmath>
-#include <regex>
 
 #include "tokenmill/base/log.h"
+#include "tokenmill/launch/names.h"
 #include "tokenmill/launch/process.h"
 
 namespace tokenmill::launch {
 namespace {
 
-const std::regex& DnsLabel() {
-  static const std::regex re("^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$");
-  return re;
-}
-
-bool IsDnsSubdomain(const std::string& s) {
-  static const std::regex re("^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$");
-  return s.size() <= 253 && std::regex_match(s, re);
-}
-
 bool NeedsQuotedKey(const std::string& key) {
-  static const std::regex plain("^[A-Za-z_][A-Za-z0-9_./-]*$");
-  if (!std::regex_match(key, plain)) return true;
+  if (!IsPlainYamlKey(key)) return true;
   static const char* kReserved[] = {"y", "n", "yes", "no", "true", "false", "on", "off", "null",
                                     "Y", "N", "Yes", "No", "True", "False", "On", "Off", "Null"};
   for (const char* r : kReserved) {
@@ -81,16 +70,22 @@ std::string ToYaml(const nlohmann::json& value) {
 }
 
 StatusOr<int> ThreadsForCpu(std::string_view cpu) {
-  static const std::regex re("^([0-9]+)(\\.[0-9]+)?(m?)$");
   std::string s(cpu);
-  std::smatch m;
-  if (!std::regex_match(s, m, re)) {
+  // <digits>[.<digits>][m]
+  std::string_view number = cpu;
+  bool milli = !number.empty() && number.back() == 'm';
+  if (milli) number.remove_suffix(1);
+  size_t dot = number.find('.');
+  bool valid = dot == std::string_view::npos
+                   ? IsDigits(number)
+                   : IsDigits(number.substr(0, dot)) && IsDigits(number.substr(dot + 1));
+  if (!valid) {
     return Status::InvalidArgument("--cpu '" + s +
                                    "' is not a Kubernetes CPU quantity: use e.g. \"2\", \"1.5\" "
                                    "or \"500m\"");
   }
-  double value = std::stod(m[1].str() + m[2].str());
-  if (m[3].matched && m[3].length() > 0) value /= 1000.0;
+  double value = std::stod(std::string(number));
+  if (milli) value /= 1000.0;
   if (value <= 0) return Status::InvalidArgument("--cpu must be more than 0, got '" + s + "'");
   int threads = static_cast<int>(std::floor(value));
   return threads < 1 ? 1 : threads;
@@ -114,8 +109,7 @@ StatusOr<K8sOptions> ResolveK8sOptions(K8sOptions o) {
     return Status::InvalidArgument("--image '" + o.image + "' is not an image reference");
   }
   TM_RETURN_IF_ERROR(ThreadsForCpu(o.cpu).status());
-  static const std::regex kMemory("^[0-9]+(\\.[0-9]+)?([EPTGMK]i?|[kmE]|e[0-9]+)?$");
-  if (!std::regex_match(o.memory, kMemory)) {
+  if (!IsMemoryQuantity(o.memory)) {
     return Status::InvalidArgument("--memory '" + o.memory +
                                    "' is not a Kubernetes memory quantity: use e.g. \"2Gi\" or "
                                    "\"512Mi\"");
@@ -124,12 +118,12 @@ StatusOr<K8sOptions> ResolveK8sOptions(K8sOptions o) {
     return Status::InvalidArgument("--secret '" + o.secret +
                                    "' is not a Secret name (lowercase letters, digits, - and .)");
   }
-  if (!o.name.empty() && !std::regex_match(o.name, DnsLabel())) {
+  if (!o.name.empty() && !IsDnsLabel(o.name)) {
     return Status::InvalidArgument("--name '" + o.name +
                                    "' is not a Job name: lowercase letters, digits and -, at "
                                    "most 63 characters, starting and ending alphanumeric");
   }
-  if (!o.k8s_namespace.empty() && !std::regex_match(o.k8s_namespace, DnsLabel())) {
+  if (!o.k8s_namespace.empty() && !IsDnsLabel(o.k8s_namespace)) {
     return Status::InvalidArgument("--namespace '" + o.k8s_namespace + "' is not a namespace name");
   }
   if (!o.service_account.empty() && !IsDnsSubdomain(o.service_account)) {

@@ -2,9 +2,9 @@
 
 #include <filesystem>
 #include <fstream>
-#include <regex>
 
 #include "tokenmill/base/log.h"
+#include "tokenmill/launch/names.h"
 #include "tokenmill/launch/process.h"
 #include "tokenmill/storage/storage.h"
 
@@ -42,20 +42,16 @@ StatusOr<SlurmOptions> ResolveSlurmOptions(SlurmOptions o) {
     return Status::InvalidArgument("--cpus-per-task " + std::to_string(o.cpus_per_task) +
                                    " is out of range: give a number from 1 to 4096");
   }
-  static const std::regex kName("^[A-Za-z0-9_.-]+(,[A-Za-z0-9_.-]+)*$");
-  if (!o.partition.empty() && !std::regex_match(o.partition, kName)) {
+  if (!o.partition.empty() && !IsSlurmNameList(o.partition)) {
     return Status::InvalidArgument("--partition '" + o.partition +
                                    "' is not a partition name (letters, digits, _ . -; "
                                    "`sinfo -s` lists the partitions)");
   }
-  if (o.job_name.empty() || !std::regex_match(o.job_name, std::regex("^[A-Za-z0-9_.-]+$"))) {
+  if (!IsSlurmName(o.job_name)) {
     return Status::InvalidArgument("the Slurm job name '" + o.job_name +
                                    "' may only hold letters, digits, _ . -");
   }
-  static const std::regex kTime(
-      "^([0-9]+|[0-9]+:[0-9]{1,2}|[0-9]+:[0-9]{1,2}:[0-9]{1,2}|[0-9]+-[0-9]+|"
-      "[0-9]+-[0-9]+:[0-9]{1,2}|[0-9]+-[0-9]+:[0-9]{1,2}:[0-9]{1,2}|UNLIMITED|INFINITE)$");
-  if (!o.time.empty() && !std::regex_match(o.time, kTime)) {
+  if (!o.time.empty() && !IsSlurmTime(o.time)) {
     return Status::InvalidArgument(
         "--time '" + o.time +
         "' is not a Slurm time limit: use minutes (\"90\"), \"HH:MM:SS\" or \"D-HH:MM:SS\"");
