@@ -1,5 +1,6 @@
 // Helpers for the io tests: temporary folders with real files, compression, reading all
 // documents, and a plain reference splitter for the text format.
+// Test-only code. Thread-safety: functions are thread-safe; a TempDir is used by one thread.
 #pragma once
 
 #include <string>
