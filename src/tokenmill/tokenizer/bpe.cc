@@ -397,6 +397,32 @@ class BpeTokenizer final : public Tokenizer {
   uint32_t vocab_size_ = 0;
 };
 
+enum class BpeFileKind { kTiktoken, kEncoderJson, kTokenizerJson };
+
+// The [tokenizer] keys that do not apply to this kind of file are errors, not silently ignored.
+Status CheckOptions(const TokenizerOptions& options, std::string_view source, BpeFileKind kind) {
+  auto refuse = [&](std::string_view key, std::string_view applies_to) {
+    return Status::InvalidArgument(std::string(source) + ": [tokenizer] " + std::string(key) +
+                                   " applies to " + std::string(applies_to) +
+                                   " only; remove it for this byte-level BPE tokenizer");
+  };
+  if (options.lowercase.has_value()) return refuse("lowercase", "WordPiece");
+  if (options.strip_accents.has_value()) return refuse("strip_accents", "WordPiece");
+  if (options.handle_chinese_chars.has_value()) return refuse("handle_chinese_chars", "WordPiece");
+  if (options.clean_text.has_value()) return refuse("clean_text", "WordPiece");
+  if (options.max_input_chars_per_word.has_value()) {
+    return refuse("max_input_chars_per_word", "WordPiece");
+  }
+  if (options.compat != CompatMode::kHuggingFace) return refuse("compat", "WordPiece");
+  if (kind != BpeFileKind::kTiktoken && options.encoding.has_value()) {
+    return refuse("encoding", "tiktoken rank files (*.tiktoken)");
+  }
+  if (kind != BpeFileKind::kEncoderJson && options.merges.has_value()) {
+    return refuse("merges", "GPT-2 encoder.json");
+  }
+  return Status::Ok();
+}
+
 std::string LineContext(std::string_view source, size_t line) {
   return std::string(source) + " line " + std::to_string(line);
 }
@@ -405,6 +431,7 @@ std::string LineContext(std::string_view source, size_t line) {
 
 StatusOr<std::unique_ptr<Tokenizer>> LoadTiktoken(const TokenizerOptions& options,
                                                   std::string_view ranks, std::string_view name) {
+  TM_RETURN_IF_ERROR(CheckOptions(options, name, BpeFileKind::kTiktoken));
   std::string_view stem = name;
   if (const size_t slash = stem.find_last_of('/'); slash != std::string_view::npos) {
     stem = stem.substr(slash + 1);
@@ -488,6 +515,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2Encoder(const TokenizerOptions& opt
                                                      std::string_view encoder_json,
                                                      std::string_view vocab_bpe,
                                                      std::string_view source) {
+  TM_RETURN_IF_ERROR(CheckOptions(options, source, BpeFileKind::kEncoderJson));
   const nlohmann::json j = nlohmann::json::parse(encoder_json, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return Status::InvalidArgument(std::string(source) +
@@ -634,6 +662,7 @@ Status ReadNormalizer(const nlohmann::json& n, std::string_view source, NormalFo
 StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOptions& options,
                                                               std::string_view json,
                                                               std::string_view source) {
+  TM_RETURN_IF_ERROR(CheckOptions(options, source, BpeFileKind::kTokenizerJson));
   const nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return Status::InvalidArgument(std::string(source) + ": not valid JSON");

@@ -209,6 +209,28 @@ TEST(BpeTiktokenTest, EncodingComesFromTheFileNameOrTheOption) {
   EXPECT_THAT(unknown.status().message(), HasSubstr("unknown tiktoken encoding 'cl200k'"));
 }
 
+TEST(BpeTiktokenTest, KeysOfOtherKindsAreErrors) {
+  const std::string ranks = RepoVocab("tiktoken/cl100k_base.tiktoken");
+  TokenizerOptions options;
+  options.lowercase = true;
+  auto lower = LoadTiktoken(options, ranks, "cl100k_base.tiktoken");
+  ASSERT_FALSE(lower.ok());
+  EXPECT_THAT(lower.status().message(), HasSubstr("cl100k_base.tiktoken: [tokenizer] lowercase"));
+  EXPECT_THAT(lower.status().message(), HasSubstr("WordPiece only"));
+  options = TokenizerOptions();
+  options.merges = "vocab.bpe";
+  EXPECT_THAT(LoadTiktoken(options, ranks, "cl100k_base.tiktoken").status().message(),
+              HasSubstr("merges applies to GPT-2 encoder.json only"));
+  options = TokenizerOptions();
+  options.encoding = "gpt2";
+  EXPECT_THAT(LoadGpt2Encoder(options, "{}", "", "encoder.json").status().message(),
+              HasSubstr("encoding applies to tiktoken rank files"));
+  options = TokenizerOptions();
+  options.compat = CompatMode::kGoogleBert;
+  EXPECT_THAT(LoadBpeTokenizerJson(options, "{}", "tokenizer.json").status().message(),
+              HasSubstr("compat applies to WordPiece only"));
+}
+
 TEST(BpeTiktokenTest, BadRankFileNamesFileAndLine) {
   TokenizerOptions options;
   options.encoding = "gpt2";
