@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -28,8 +29,8 @@ enum class Source { kTiktoken, kEncoderJson, kTokenizerJson };
 
 // Loads `encoding` ("gpt2", "cl100k_base", ...) from the repo's data/vocab, or else from
 // ../shared; nullptr (and *why set) when the files are in neither place.
-std::unique_ptr<Tokenizer> Load(std::string_view encoding, Source source, std::string* why,
-                                bool split_special_tokens = true) {
+std::unique_ptr<Tokenizer> LoadNew(std::string_view encoding, Source source, std::string* why,
+                                   bool split_special_tokens) {
   TokenizerOptions options;
   options.split_special_tokens = split_special_tokens;
   auto read = [why](const std::string& rel) -> std::optional<std::string> {
@@ -67,6 +68,23 @@ std::unique_ptr<Tokenizer> Load(std::string_view encoding, Source source, std::s
     return nullptr;
   }
   return std::move(t).value();
+}
+
+// LoadNew() once per configuration for the whole test program (tokenizers are immutable).
+const Tokenizer* Load(std::string_view encoding, Source source, std::string* why,
+                      bool split_special_tokens = true) {
+  static auto* const loaded =
+      new std::map<std::string, std::pair<std::unique_ptr<Tokenizer>, std::string>>;
+  const std::string key = std::string(encoding) + "/" + std::to_string(static_cast<int>(source)) +
+                          "/" + (split_special_tokens ? "split" : "literal");
+  auto it = loaded->find(key);
+  if (it == loaded->end()) {
+    std::string reason;
+    auto t = LoadNew(encoding, source, &reason, split_special_tokens);
+    it = loaded->emplace(key, std::make_pair(std::move(t), reason)).first;
+  }
+  *why = it->second.second;
+  return it->second.first.get();
 }
 
 // Encodes every line of `input` and compares with `golden` (one id array per line); reports
@@ -169,13 +187,12 @@ std::vector<uint32_t> Ids(const Tokenizer& t, std::string_view text) {
   return ids;
 }
 
-std::unique_ptr<Tokenizer> Cl100k(bool split_special_tokens = true) {
-  TokenizerOptions options;
-  options.split_special_tokens = split_special_tokens;
-  auto t =
-      LoadTiktoken(options, RepoVocab("tiktoken/cl100k_base.tiktoken"), "cl100k_base.tiktoken");
-  EXPECT_TRUE(t.ok()) << t.status().ToString();
-  return std::move(t).value();
+// cl100k_base from the repo (shared by the tests).
+const Tokenizer* Cl100k(bool split_special_tokens = true) {
+  std::string why;
+  const Tokenizer* t = Load("cl100k_base", Source::kTiktoken, &why, split_special_tokens);
+  EXPECT_NE(t, nullptr) << why;
+  return t;
 }
 
 TEST(BpeTiktokenTest, EncodingComesFromTheFileNameOrTheOption) {
@@ -312,11 +329,11 @@ TEST(BpeTiktokenTest, InvalidUtf8BecomesReplacementCharacters) {
 
 TEST(BpeTiktokenTest, DecodeRoundTripsValidUtf8) {
   std::string why;
-  std::vector<std::unique_ptr<Tokenizer>> tokenizers;
+  std::vector<const Tokenizer*> tokenizers;
   for (auto [encoding, source] :
        {std::pair{"gpt2", Source::kEncoderJson}, std::pair{"gpt2", Source::kTokenizerJson},
         std::pair{"cl100k_base", Source::kTiktoken}, std::pair{"o200k_base", Source::kTiktoken}}) {
-    if (auto t = Load(encoding, source, &why)) tokenizers.push_back(std::move(t));
+    if (auto t = Load(encoding, source, &why)) tokenizers.push_back(t);
   }
   ASSERT_GE(tokenizers.size(), 3u);
   for (const char* file : {"data/golden/edge-cases.txt", "data/golden/edge-cases-more.txt",
