@@ -46,9 +46,10 @@ StatusOr<JobStatus> StatusReader::Read() {
   st.total = job_.task_count;
   st.input_bytes = job_.input_bytes;
 
+  // Leases first: a task that finishes while we read is then seen as done, not as leased.
+  TM_ASSIGN_OR_RETURN(auto lease_list, store_->List(paths_.LeasesPrefix()));
   TM_ASSIGN_OR_RETURN(auto done_list, store_->List(paths_.DonePrefix()));
   TM_ASSIGN_OR_RETURN(auto failed_list, store_->List(paths_.FailedPrefix()));
-  TM_ASSIGN_OR_RETURN(auto lease_list, store_->List(paths_.LeasesPrefix()));
   std::set<uint64_t> done, failed;
   int64_t last_finish = 0;
   for (const auto& o : done_list) {
