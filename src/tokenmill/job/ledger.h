@@ -38,7 +38,7 @@ struct LedgerCounters {
   uint64_t renewals = 0;
   uint64_t records = 0;          // done, error, failed records and lease state changes
   uint64_t listings = 0;         // list requests, one per page of 1000 keys
-  uint64_t lease_reads = 0;
+  uint64_t lease_reads = 0;      // reads of leases and done records (probes, fencing)
 };
 
 class Ledger {
