@@ -145,18 +145,18 @@ Status BpeModel::AddMerge(uint32_t left, uint32_t right) {
 }
 
 void BpeModel::InsertPair(uint32_t left, uint32_t right, uint32_t priority, uint32_t result) {
-  const uint64_t key = (static_cast<uint64_t>(left) << 32) | right;
+  const uint64_t key = (static_cast<uint64_t>(left) << 43) | (static_cast<uint64_t>(right) << 22);
   const size_t mask = pair_slots_.size() - 1;
+  if (rule_ == MergeRule::kMerges) merge_results_[priority] = result;
   for (size_t i = HashPairKey(key) & mask;; i = (i + 1) & mask) {
-    PairSlot& slot = pair_slots_[i];
-    if (slot.key == UINT64_MAX) {
-      slot = {key, priority, result};
+    uint64_t& slot = pair_slots_[i];
+    if (slot == kEmptyPair) {
+      slot = key | priority;
       ++pair_count_;
       return;
     }
-    if (slot.key == key) {  // a later merge line replaces an earlier one
-      slot.priority = priority;
-      slot.result = result;
+    if ((slot & ~kPriorityMask) == key) {  // a later merge line replaces an earlier one
+      slot = key | priority;
       return;
     }
   }
@@ -164,12 +164,15 @@ void BpeModel::InsertPair(uint32_t left, uint32_t right, uint32_t priority, uint
 
 inline BpeModel::Pair BpeModel::LookupPair(uint32_t left, uint32_t right) const {
   if (left == kNone || right == kNone) return {};
-  const uint64_t key = (static_cast<uint64_t>(left) << 32) | right;
+  const uint64_t key = (static_cast<uint64_t>(left) << 43) | (static_cast<uint64_t>(right) << 22);
   const size_t mask = pair_slots_.size() - 1;
   for (size_t i = HashPairKey(key) & mask;; i = (i + 1) & mask) {
-    const PairSlot& slot = pair_slots_[i];
-    if (slot.key == key) return {slot.priority, slot.result};
-    if (slot.key == UINT64_MAX) return {};
+    const uint64_t slot = pair_slots_[i];
+    if ((slot & ~kPriorityMask) == key) {
+      const auto priority = static_cast<uint32_t>(slot & kPriorityMask);
+      return {priority, rule_ == MergeRule::kRanks ? priority : merge_results_[priority]};
+    }
+    if (slot == kEmptyPair) return {};
   }
 }
 
@@ -210,9 +213,15 @@ Status BpeModel::Finish() {
     merges_.clear();
     merges_.shrink_to_fit();
   }
+  constexpr size_t kMaxIds = (size_t{1} << 21) - 1;
+  if (spans_.size() > kMaxIds || entries.size() > kPriorityMask) {
+    return Status::InvalidArgument("more than " + std::to_string(kMaxIds - 1) + " token ids or " +
+                                   std::to_string(kPriorityMask) + " merges are not supported");
+  }
+  if (rule_ == MergeRule::kMerges) merge_results_.assign(entries.size(), kNone);
   size_t capacity = 16;
   while (capacity < 2 * entries.size()) capacity *= 2;
-  pair_slots_.assign(capacity, PairSlot{});
+  pair_slots_.assign(capacity, kEmptyPair);
   pair_count_ = 0;
   for (const Entry& e : entries) InsertPair(e.left, e.right, e.priority, e.result);
   byte_pairs_.assign(256 * 256, Pair{});

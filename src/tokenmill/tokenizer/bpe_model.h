@@ -90,11 +90,11 @@ class BpeModel {
     uint32_t id = kNone;
     uint32_t length = 0;
   };
-  struct PairSlot {
-    uint64_t key = UINT64_MAX;  // left << 32 | right; UINT64_MAX: empty
-    uint32_t priority = 0;
-    uint32_t result = 0;
-  };
+  // The pair table packs a pair into 8 bytes (half the cache footprint of separate fields):
+  // left id << 43 | right id << 22 | priority. Ids must be below 2^21 - 1, priorities below 2^22.
+  static constexpr int kPriorityBits = 22;
+  static constexpr uint64_t kPriorityMask = (uint64_t{1} << kPriorityBits) - 1;
+  static constexpr uint64_t kEmptyPair = UINT64_MAX;
   struct Pair {
     uint32_t priority = kNone;  // kNone: the pair does not merge
     uint32_t result = kNone;
@@ -120,7 +120,8 @@ class BpeModel {
   size_t token_count_ = 0;
   std::vector<TokenSlot> token_slots_;                 // open addressing, power-of-two size
   std::vector<std::pair<uint32_t, uint32_t>> merges_;  // kMerges, in order
-  std::vector<PairSlot> pair_slots_;                   // open addressing, power-of-two size
+  std::vector<uint64_t> pair_slots_;                   // open addressing, power-of-two size
+  std::vector<uint32_t> merge_results_;  // kMerges: the result of the merge of each priority
   size_t pair_count_ = 0;
   uint32_t byte_ids_[256];
   std::vector<Pair> byte_pairs_;   // 256 x 256: the pairs of two single-byte tokens, by byte value

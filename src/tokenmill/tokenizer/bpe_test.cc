@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tokenmill/tokenizer/bpe_pretokenizer.h"
@@ -346,6 +347,30 @@ TEST(BpeTiktokenTest, DecodeRoundTripsValidUtf8) {
       }
     }
   }
+}
+
+TEST(BpeTiktokenTest, ConcurrentEncodeGivesTheSameIds) {
+  const Tokenizer* t = Cl100k();
+  auto text = ReadFile(RepoPath("data/golden/part-00.head2000.txt"));
+  ASSERT_TRUE(text.has_value());
+  const auto lines = SplitLines(*text);
+  std::vector<std::vector<uint32_t>> want;
+  for (std::string_view line : lines) want.push_back(Ids(*t, line));
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 4; ++k) {
+    threads.emplace_back([&, k] {
+      std::vector<uint32_t> ids;
+      for (size_t i = 0; i < lines.size(); ++i) {
+        const size_t line = (i * 7 + k * 13) % lines.size();  // each thread in its own order
+        ids.clear();
+        t->Encode(lines[line], &ids);
+        if (ids != want[line]) ++mismatches[k];
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(mismatches, std::vector<int>(4, 0));
 }
 
 TEST(BpeGpt2Test, VocabSizeAndEndOfText) {
