@@ -53,7 +53,7 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 
 if [[ "${TOKENMILL_SKIP_ASAN:-0}" != 1 ]]; then
   echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer)"
-  scripts/build.sh build-asan -DTOKENMILL_SANITIZE=ON -DTOKENMILL_BENCH=OFF
+  BUILD_TYPE=RelWithDebInfo scripts/build.sh build-asan -DTOKENMILL_SANITIZE=ON -DTOKENMILL_BENCH=OFF
   echo "== tests (sanitizers: unit tests and the basic end-to-end run)"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs" -L unit
