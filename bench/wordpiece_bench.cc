@@ -4,11 +4,13 @@
 //       bert-base-uncased and bert-base-chinese (data/vocab/*/tokenizer.json, HF compat, special
 //       tokens matched as HF does) over FILES, by default the shared corpus
 //       (../shared/data/corpus/part-*; .gz files are decompressed before the clock starts).
-//   wordpiece_bench --tokenizer PATH [--compat MODE] [--lowercase true|false]
-//                   [--split-special-tokens true|false] [--slow] [--repeat N] [--json]
-//                   [--dump-ids OUT] FILES...
-//       one tokenizer; --dump-ids writes one JSON array of ids per input line (as the reference
-//       encode.js does) instead of timing.
+//   wordpiece_bench --tokenizer PATH [--compat MODE] [--lowercase B] [--strip-accents B]
+//                   [--clean-text B] [--handle-chinese-chars B] [--split-special-tokens B]
+//                   [--slow] [--repeat N] [--json] [--dump-ids OUT | --dump-words OUT] FILES...
+//       one tokenizer (B: true or false); instead of timing, --dump-ids writes one JSON array of
+//       ids per input line (as the reference encode.js does), --dump-words the normalized words
+//       of each line, each as hex code points joined by '.', separated by spaces (for
+//       src/tokenmill/tokenizer/bert_unicode_gen/verify_code_points.sh).
 // As the HF reference bench (shared/ref/bench.js): the text is read and split on '\n' before the
 // clock starts, every line is encoded (empty ones too), the first 2000 lines are encoded once as
 // warm-up, MB = 10^6 bytes of input. The median of --repeat runs (default 3) is printed, by wall
@@ -186,6 +188,46 @@ void DumpIds(const TokenizerOptions& options, const Corpus& c, const std::string
   if (!out.flush()) Die("cannot write " + out_path);
 }
 
+struct HexWordSink {
+  std::string* out;
+  size_t line_start;
+  void Word(std::string_view w, size_t) {
+    if (out->size() > line_start) out->push_back(' ');
+    char buf[16];
+    bool first = true;
+    for (size_t i = 0; i < w.size();) {
+      const auto b = static_cast<unsigned char>(w[i]);
+      const int n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+      uint32_t cp = n == 1 ? b : b & (0x7F >> n);
+      for (int k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(w[i + k]) & 0x3F);
+      i += static_cast<size_t>(n);
+      const int len = std::snprintf(buf, sizeof(buf), first ? "%x" : ".%x", cp);
+      out->append(buf, static_cast<size_t>(len));
+      first = false;
+    }
+  }
+  void Char(char32_t, std::string_view w) { Word(w, 1); }
+  size_t Mark() const { return out->size(); }
+  void Rollback(size_t mark) { out->resize(mark); }
+};
+
+void DumpWords(const TokenizerOptions& options, const Corpus& c, const std::string& out_path) {
+  auto t = Load(options);
+  const auto* wp = dynamic_cast<const WordPieceTokenizer*>(t.get());
+  auto pre = tokenmill::BertPreTokenizer::Get(wp->config().normalizer);
+  std::ofstream out(out_path, std::ios::binary);
+  if (!out) Die("cannot write " + out_path);
+  std::string line;
+  for (std::string_view text : c.lines) {
+    line.clear();
+    HexWordSink sink{&line, 0};
+    pre->Split(text, sink);
+    line.push_back('\n');
+    out << line;
+  }
+  if (!out.flush()) Die("cannot write " + out_path);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -193,6 +235,7 @@ int main(int argc, char** argv) {
   options.split_special_tokens = false;  // as HF by default, for comparisons with it
   std::vector<std::string> files;
   std::string dump;
+  std::string dump_words;
   int repeat = 3;
   bool slow = false;
   bool json = false;
@@ -210,6 +253,14 @@ int main(int argc, char** argv) {
       options.compat = *m;
     } else if (a == "--lowercase") {
       options.lowercase = ParseBool(a, value());
+    } else if (a == "--strip-accents") {
+      options.strip_accents = ParseBool(a, value());
+    } else if (a == "--clean-text") {
+      options.clean_text = ParseBool(a, value());
+    } else if (a == "--handle-chinese-chars") {
+      options.handle_chinese_chars = ParseBool(a, value());
+    } else if (a == "--dump-words") {
+      dump_words = value();
     } else if (a == "--split-special-tokens") {
       options.split_special_tokens = ParseBool(a, value());
     } else if (a == "--dump-ids") {
@@ -242,6 +293,8 @@ int main(int argc, char** argv) {
   if (!options.path.empty()) {
     if (!dump.empty()) {
       DumpIds(options, corpus, dump);
+    } else if (!dump_words.empty()) {
+      DumpWords(options, corpus, dump_words);
     } else {
       Bench(options.path, options, corpus, repeat, slow, json);
     }

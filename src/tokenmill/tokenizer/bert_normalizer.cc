@@ -29,14 +29,14 @@ bool IsGoogleChinese(char32_t cp) {
 }
 
 // Stable sort by combining class of every run of non-zero classes (canonical ordering).
-void CanonicalOrder(std::u32string* s) {
+void CanonicalOrder(UnicodeRef ref, std::u32string* s) {
   std::u32string& v = *s;
   for (size_t i = 1; i < v.size(); ++i) {
-    const int c = bert::CombiningClass(v[i]);
+    const int c = bert::CombiningClass(ref, v[i]);
     if (c == 0) continue;
     size_t j = i;
     while (j > 0) {
-      const int p = bert::CombiningClass(v[j - 1]);
+      const int p = bert::CombiningClass(ref, v[j - 1]);
       if (p == 0 || p <= c) break;
       std::swap(v[j - 1], v[j]);
       --j;
@@ -157,7 +157,7 @@ uint32_t BertPreTokenizer::ComputeRecord(char32_t cp, std::vector<uint32_t>* poo
       for (int j = 0; j < k; ++j) {
         if (bert::IsNonspacingMark(ref_, buf[j])) continue;
         // A kept mark with a combining class may be reordered with its neighbours by NFD.
-        if (bert::CombiningClass(buf[j]) != 0) slow = true;
+        if (bert::CombiningClass(ref_, buf[j]) != 0) slow = true;
         out.push_back(buf[j]);
       }
     }
@@ -287,7 +287,7 @@ void BertPreTokenizer::NormalizeTokenSlowly(std::string_view raw, std::u32string
   auto strip = [&](const std::u32string& in) {
     std::u32string nfd;
     for (char32_t c : in) nfd.append(buf, static_cast<size_t>(bert::Decompose(ref_, c, buf)));
-    CanonicalOrder(&nfd);
+    CanonicalOrder(ref_, &nfd);
     std::u32string kept;
     for (char32_t c : nfd) {
       if (!bert::IsNonspacingMark(ref_, c)) kept.push_back(c);

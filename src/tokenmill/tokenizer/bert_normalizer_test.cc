@@ -155,6 +155,9 @@ TEST(BertPreTokenizerTest, CanonicalOrderingOfKeptMarks) {
   // strip_accents keeps them, in canonical order.
   EXPECT_EQ(Words(kHf, "a\U0001D16D\U0001D165"), V{"a\U0001D165\U0001D16D"});
   EXPECT_EQ(Words(kBert, "a\U0001D16D\U0001D165"), V{"a\U0001D165\U0001D16D"});
+  // U+16FF0 (Unicode 13, class 6) is a class-0 starter for HF's older NFD data: no reordering.
+  EXPECT_EQ(Words(kHf, "a\U0001D16D\U00016FF0"), V{"a\U0001D16D\U00016FF0"});
+  EXPECT_EQ(Words(kBert, "a\U0001D16D\U00016FF0"), V{"a\U00016FF0\U0001D16D"});
   // Without NFD the order stays.
   EXPECT_EQ(Words(Mode(CompatMode::kHuggingFace, false, false), "a\U0001D16D\U0001D165"),
             V{"a\U0001D16D\U0001D165"});

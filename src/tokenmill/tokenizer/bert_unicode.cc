@@ -125,7 +125,14 @@ int Decompose(UnicodeRef ref, char32_t cp, char32_t* out) {
   return static_cast<int>(n);
 }
 
-int CombiningClass(char32_t cp) {
+int CombiningClass(UnicodeRef ref, char32_t cp) {
+  if (ref == UnicodeRef::kHf) {
+    if (InRanges(kHfCombiningClassZero, cp)) return 0;
+  } else {
+    auto it = std::lower_bound(kPythonCombiningClass.begin(), kPythonCombiningClass.end(), cp,
+                               [](const CodePointMapping& m, char32_t c) { return m.from < c; });
+    if (it != kPythonCombiningClass.end() && it->from == cp) return static_cast<int>(it->to);
+  }
   return utf8proc_get_property(static_cast<utf8proc_int32_t>(cp))->combining_class;
 }
 

@@ -47,8 +47,8 @@ int Lowercase(UnicodeRef ref, char32_t cp, char32_t* out);
 // points; returns how many.
 int Decompose(UnicodeRef ref, char32_t cp, char32_t* out);
 
-// Canonical combining class (utf8proc).
-int CombiningClass(char32_t cp);
+// Canonical combining class, as the reference's NFD orders marks.
+int CombiningClass(UnicodeRef ref, char32_t cp);
 
 // Python's Cased and Case_Ignorable properties (for str.lower()'s final sigma rule).
 bool PythonIsCased(char32_t cp);

@@ -61,6 +61,21 @@ const CodePointRange kHfNoDecompositionData[] = {
 };
 const std::span<const CodePointRange> kHfNoDecomposition(kHfNoDecompositionData);
 
+// HF: code points with a combining class in utf8proc that HF's NFD does not know (class 0 there, so
+// never reordered).
+const CodePointRange kHfCombiningClassZeroData[] = {
+    {0x7FD, 0x7FD},     {0x898, 0x89F},     {0x8CA, 0x8D3},     {0x9FE, 0x9FE},
+    {0xC3C, 0xC3C},     {0xD3B, 0xD3C},     {0xEBA, 0xEBA},     {0x1715, 0x1715},
+    {0x1ABF, 0x1ACE},   {0x1DF6, 0x1DFA},   {0xA82C, 0xA82C},   {0x10D24, 0x10D27},
+    {0x10EAB, 0x10EAC}, {0x10EFD, 0x10EFF}, {0x10F46, 0x10F50}, {0x10F82, 0x10F85},
+    {0x11070, 0x11070}, {0x1133B, 0x1133B}, {0x1145E, 0x1145E}, {0x11839, 0x1183A},
+    {0x1193D, 0x1193E}, {0x11943, 0x11943}, {0x119E0, 0x119E0}, {0x11A34, 0x11A34},
+    {0x11A47, 0x11A47}, {0x11A99, 0x11A99}, {0x11D42, 0x11D42}, {0x11D44, 0x11D45},
+    {0x11D97, 0x11D97}, {0x11F41, 0x11F42}, {0x16FF0, 0x16FF1}, {0x1E08F, 0x1E08F},
+    {0x1E130, 0x1E136}, {0x1E2AE, 0x1E2AE}, {0x1E2EC, 0x1E2EF}, {0x1E4EC, 0x1E4EF},
+};
+const std::span<const CodePointRange> kHfCombiningClassZero(kHfCombiningClassZeroData);
+
 // HF: lowercase (Rust std) where it differs from utf8proc.
 const CodePointMapping kHfLowercaseData[] = {
     {0x1C89, 0x1C8A},   {0xA7CB, 0x264},    {0xA7CC, 0xA7CD},   {0xA7CE, 0xA7CF},
@@ -100,6 +115,13 @@ const CategoryRange kPythonCategoryData[] = {
     {0x2B739, 0x2B739, UTF8PROC_CATEGORY_CN}, {0x31350, 0x323AF, UTF8PROC_CATEGORY_CN},
 };
 const std::span<const CategoryRange> kPythonCategory(kPythonCategoryData);
+
+// Python 3.11: canonical combining classes that differ from utf8proc.
+const CodePointMapping kPythonCombiningClassData[] = {
+    {0x10EFD, 0}, {0x10EFE, 0}, {0x10EFF, 0}, {0x11F41, 0}, {0x11F42, 0},
+    {0x1E08F, 0}, {0x1E4EC, 0}, {0x1E4ED, 0}, {0x1E4EE, 0}, {0x1E4EF, 0},
+};
+const std::span<const CodePointMapping> kPythonCombiningClass(kPythonCombiningClassData);
 
 // Python 3.11: Cased code points outside Lu/Ll/Lt (Other_Lowercase, Other_Uppercase).
 const CodePointRange kPythonCasedExtraData[] = {

@@ -30,9 +30,11 @@ extern const std::span<const CodePointRange> kHfPunctuationFlip;     // P* (non-
 extern const std::span<const CodePointRange> kHfNonspacingMarkFlip;  // Mn
 extern const std::span<const CodePointRange> kHfNoDecomposition;     // NFD leaves them alone
 extern const std::span<const CodePointMapping> kHfLowercase;         // Rust's to_lowercase
+extern const std::span<const CodePointRange> kHfCombiningClassZero;  // class 0 in HF's NFD
 
 // Python 3.11 unicodedata (Unicode 14.0), used by google-research/bert and electra.
 extern const std::span<const CategoryRange> kPythonCategory;
+extern const std::span<const CodePointMapping> kPythonCombiningClass;  // .to: the class
 extern const std::span<const CodePointRange> kPythonCasedExtra;
 extern const std::span<const CodePointRange> kPythonCaseIgnorableExtra;
 

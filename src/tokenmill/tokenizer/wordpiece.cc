@@ -26,6 +26,14 @@ struct FileDefaults {
 StatusOr<WordPieceTokenizer::Config> ResolveOptions(const TokenizerOptions& options,
                                                     const FileDefaults& file,
                                                     std::string_view source) {
+  // The [tokenizer] keys of byte-level BPE are errors here, not silently ignored.
+  auto refuse = [&](std::string_view key, std::string_view applies_to) {
+    return Status::InvalidArgument(std::string(source) + ": [tokenizer] " + std::string(key) +
+                                   " applies to " + std::string(applies_to) +
+                                   " only; remove it for this WordPiece tokenizer");
+  };
+  if (options.merges.has_value()) return refuse("merges", "GPT-2 encoder.json");
+  if (options.encoding.has_value()) return refuse("encoding", "tiktoken rank files (*.tiktoken)");
   WordPieceTokenizer::Config config;
   BertNormalizerOptions& n = config.normalizer;
   n.compat = options.compat;

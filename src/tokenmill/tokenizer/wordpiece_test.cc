@@ -151,6 +151,17 @@ TEST(WordPieceTest, VocabLinesSplitOnNewlineOnly) {
   EXPECT_EQ(zh->TokenToId("中"), 704u);
 }
 
+TEST(WordPieceTest, KeysOfOtherKindsAreErrors) {
+  TokenizerOptions o;
+  o.encoding = "cl100k_base";
+  auto t = LoadWordPieceVocab(o, kSmallVocab, "vocab.txt");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("encoding"), std::string::npos) << t.status().message();
+  o = {};
+  o.merges = "vocab.bpe";
+  EXPECT_FALSE(LoadWordPieceVocab(o, kSmallVocab, "vocab.txt").ok());
+}
+
 TEST(WordPieceTest, InvalidUtf8InVocabIsAnError) {
   auto t = LoadWordPieceVocab({}, "[UNK]\n[CLS]\n[SEP]\nab\xFF\n", "bad.txt");
   ASSERT_FALSE(t.ok());
