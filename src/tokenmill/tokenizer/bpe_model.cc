@@ -148,7 +148,10 @@ void BpeModel::InsertPair(uint32_t left, uint32_t right, uint32_t priority, uint
   const uint64_t key = (static_cast<uint64_t>(left) << 43) | (static_cast<uint64_t>(right) << 22);
   const size_t mask = pair_slots_.size() - 1;
   if (rule_ == MergeRule::kMerges) merge_results_[priority] = result;
-  for (size_t i = HashPairKey(key) & mask;; i = (i + 1) & mask) {
+  const uint64_t hash = HashPairKey(key);
+  pair_filter_[(hash >> 12) & (pair_filter_.size() - 1)] |=
+      (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
     uint64_t& slot = pair_slots_[i];
     if (slot == kEmptyPair) {
       slot = key | priority;
@@ -165,8 +168,10 @@ void BpeModel::InsertPair(uint32_t left, uint32_t right, uint32_t priority, uint
 inline BpeModel::Pair BpeModel::LookupPair(uint32_t left, uint32_t right) const {
   if (left == kNone || right == kNone) return {};
   const uint64_t key = (static_cast<uint64_t>(left) << 43) | (static_cast<uint64_t>(right) << 22);
+  const uint64_t hash = HashPairKey(key);
+  if (!MayHavePair(hash)) return {};
   const size_t mask = pair_slots_.size() - 1;
-  for (size_t i = HashPairKey(key) & mask;; i = (i + 1) & mask) {
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
     const uint64_t slot = pair_slots_[i];
     if ((slot & ~kPriorityMask) == key) {
       const auto priority = static_cast<uint32_t>(slot & kPriorityMask);
@@ -222,6 +227,9 @@ Status BpeModel::Finish() {
   size_t capacity = 16;
   while (capacity < 2 * entries.size()) capacity *= 2;
   pair_slots_.assign(capacity, kEmptyPair);
+  size_t filter_words = 1;
+  while (filter_words * 64 < 8 * entries.size()) filter_words *= 2;
+  pair_filter_.assign(filter_words, 0);
   pair_count_ = 0;
   for (const Entry& e : entries) InsertPair(e.left, e.right, e.priority, e.result);
   byte_pairs_.assign(256 * 256, Pair{});

@@ -101,6 +101,11 @@ class BpeModel {
   };
 
   static uint64_t HashBytes(std::string_view bytes);
+  bool MayHavePair(uint64_t hash) const {
+    const uint64_t word = pair_filter_[(hash >> 12) & (pair_filter_.size() - 1)];
+    const uint64_t bits = (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
+    return (word & bits) == bits;
+  }
   static uint64_t SlotData(std::string_view bytes, uint64_t hash, uint32_t offset);
   Pair LookupPair(uint32_t left, uint32_t right) const;
   void InsertPair(uint32_t left, uint32_t right, uint32_t priority, uint32_t result);
@@ -121,6 +126,10 @@ class BpeModel {
   std::vector<TokenSlot> token_slots_;                 // open addressing, power-of-two size
   std::vector<std::pair<uint32_t, uint32_t>> merges_;  // kMerges, in order
   std::vector<uint64_t> pair_slots_;                   // open addressing, power-of-two size
+  // A Bloom filter over the pairs (two bits in one 64-bit word per pair, about 8 bits per pair):
+  // most looked-up pairs do not merge, and this small array answers those without touching
+  // the table.
+  std::vector<uint64_t> pair_filter_;
   std::vector<uint32_t> merge_results_;  // kMerges: the result of the merge of each priority
   size_t pair_count_ = 0;
   uint32_t byte_ids_[256];
