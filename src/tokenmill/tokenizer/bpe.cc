@@ -3,9 +3,12 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -511,10 +514,12 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTiktoken(const TokenizerOptions& option
   return std::unique_ptr<Tokenizer>(std::move(tokenizer));
 }
 
-StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2Encoder(const TokenizerOptions& options,
-                                                     std::string_view encoder_json,
-                                                     std::string_view vocab_bpe,
-                                                     std::string_view source) {
+namespace {
+
+StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2EncoderImpl(const TokenizerOptions& options,
+                                                         std::string_view encoder_json,
+                                                         std::string_view vocab_bpe,
+                                                         std::string_view source) {
   TM_RETURN_IF_ERROR(CheckOptions(options, source, BpeFileKind::kEncoderJson));
   const nlohmann::json j = nlohmann::json::parse(encoder_json, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
@@ -579,6 +584,20 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2Encoder(const TokenizerOptions& opt
   }
   tokenizer->FinishSetup();
   return std::unique_ptr<Tokenizer>(std::move(tokenizer));
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2Encoder(const TokenizerOptions& options,
+                                                     std::string_view encoder_json,
+                                                     std::string_view vocab_bpe,
+                                                     std::string_view source) {
+  try {
+    return LoadGpt2EncoderImpl(options, encoder_json, vocab_bpe, source);
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(std::string(source) +
+                                   ": unexpected encoder.json content: " + e.what());
+  }
 }
 
 namespace {
