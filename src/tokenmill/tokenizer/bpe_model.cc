@@ -7,10 +7,25 @@
 namespace tokenmill::bpe {
 namespace {
 
-inline uint64_t Load64(const char* p, size_t n) {  // n <= 8 bytes, little-endian order
-  uint64_t v = 0;
-  std::memcpy(&v, p, n);
-  return v;
+// The n <= 8 bytes at p as a little-endian number, zero-padded, without a call to memcpy for a
+// variable length (overlapping fixed-size loads give the same value).
+inline uint64_t Load64(const char* p, size_t n) {
+  const auto* b = reinterpret_cast<const unsigned char*>(p);
+  if (n >= 4) {
+    if (n == 8) {
+      uint64_t v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+    uint32_t lo;
+    uint32_t hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    return lo | (static_cast<uint64_t>(hi) << (8 * (n - 4)));
+  }
+  if (n == 0) return 0;
+  return b[0] | (static_cast<uint64_t>(b[n / 2]) << (8 * (n / 2))) |
+         (static_cast<uint64_t>(b[n - 1]) << (8 * (n - 1)));
 }
 
 inline uint64_t Mix(uint64_t h) {
@@ -316,10 +331,8 @@ void BpeModel::MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) c
     if (best_priority == kNone) break;
     parts[best] = pairs[best].result;
     // Remove part best + 1 and pair best + 1 (pair best is recomputed below).
-    std::memmove(parts + best + 1, parts + best + 2, (m - best - 2) * sizeof(parts[0]));
-    if (best + 2 < m - 1) {
-      std::memmove(pairs + best + 1, pairs + best + 2, (m - best - 3) * sizeof(pairs[0]));
-    }
+    for (size_t k = best + 1; k + 1 < m; ++k) parts[k] = parts[k + 1];
+    for (size_t k = best + 1; k + 2 < m; ++k) pairs[k] = pairs[k + 1];
     --m;
     if (best > 0) pairs[best - 1] = LookupPair(parts[best - 1], parts[best]);
     if (best + 1 < m) pairs[best] = LookupPair(parts[best], parts[best + 1]);
