@@ -9,8 +9,11 @@
 //           Unless `ignore_merges`, a piece that is itself a token is only taken whole if merging
 //           its bytes gives that token (computed at load), so results never differ from merging.
 // Both rules are implemented on one pair table (left id, right id) -> (priority, result id): for
-// kRanks it holds every split of every token into two tokens. Short pieces merge with a linear
-// scan (as tiktoken); long ones with a heap over a linked list, O(n log n) in the piece length.
+// kRanks it holds every split of every token into two tokens. The table packs a pair into 8
+// bytes, and a Bloom filter in front of it answers most look-ups (about 70% of the pairs looked
+// up do not merge); pairs of two single bytes come from a 256 x 256 array. Short pieces merge
+// with a linear scan (as tiktoken); long ones with a heap over a linked list, O(n log n) in the
+// piece length. Limits: ids below 2^21 - 1, at most 2^22 - 1 pairs (Finish() says so).
 // Thread-safety: immutable after Finish(); EncodePiece() may run on many threads.
 #pragma once
 
