@@ -228,19 +228,22 @@ TEST(SlurmE2eTest, CancelledTasksLoseNothing) {
   // The shared corpus (28 MB) keeps the workers busy long enough to cancel them midway; the
   // repo's sample is the fallback.
   std::vector<std::string> inputs;
+  std::string task_size;
   const std::string corpus = TOKENMILL_SOURCE_DIR "/../shared/data/corpus";
   if (fs::exists(corpus + "/part-00.txt")) {
-    inputs = {corpus + "/part-0[0-3]*"};
+    inputs = {corpus + "/part-0[0-3]*"};  // 10.6 MB: 29 tasks
+    task_size = "256KiB";
   } else {
     inputs = {TOKENMILL_SOURCE_DIR "/data/sample/*.txt",
               TOKENMILL_SOURCE_DIR "/data/sample/*.txt.gz"};
+    task_size = "48KiB";  // 1.8 MB: about 25 tasks
   }
-  std::string ref_job = WriteJob(dir, "ref", inputs, "256KiB", 5);
+  std::string ref_job = WriteJob(dir, "ref", inputs, task_size, 5);
   Tokenmill({"plan", ref_job});
   Tokenmill({"work", dir.Join("ref/_job"), "--threads", "2"});
   Tokenmill({"finalize", dir.Join("ref/_job")});
 
-  std::string job = WriteJob(dir, "slurm", inputs, "256KiB", 5);
+  std::string job = WriteJob(dir, "slurm", inputs, task_size, 5);
   const std::string store = dir.Join("slurm/_job");
   Tokenmill({"plan", job});
   ProcessResult first = Tokenmill(
