@@ -3,6 +3,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <cstdint>
 #include <cstdio>
 
 #include "tokenmill/base/utf8.h"
@@ -34,7 +35,7 @@ using Byte = unsigned char;
 // regex engine would do, alternative by alternative. Positions are byte offsets.
 class Scanner {
  public:
-  Scanner(std::string_view text)
+  explicit Scanner(std::string_view text)
       : s_(reinterpret_cast<const Byte*>(text.data())), n_(text.size()), cc_(CharClasses::Get()) {}
 
   uint8_t At(size_t i, size_t* len) const { return cc_.At(s_, n_, i, len); }

@@ -6,7 +6,10 @@
 // encoding with the 256 single-byte ranks and the pattern \p{X} (or \s) is asked which code
 // points it matches.
 //
-//   (cd /tmp/ref && npm ci) && node bpe_unicode_gen.js /tmp/ref/node_modules > bpe_unicode_table.inc
+// From the repo root:
+//   cp -r ../shared/ref /tmp/ref && (cd /tmp/ref && npm ci)
+//   node src/tokenmill/tokenizer/bpe_unicode_gen.js /tmp/ref/node_modules \
+//       > src/tokenmill/tokenizer/bpe_unicode_table.inc
 'use strict'
 const path = require('path')
 const modules = process.argv[2] || 'node_modules'
