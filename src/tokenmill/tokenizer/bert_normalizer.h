@@ -110,6 +110,7 @@ class BertPreTokenizer {
   size_t TokenEnd(std::string_view text, size_t start) const;
 
   static std::string& ScratchWord();
+  static constexpr size_t kMaxScratchBytes = 1 << 16;
   static void AppendUtf8(char32_t cp, std::string* out);
 
   template <typename Sink>
@@ -257,6 +258,7 @@ void BertPreTokenizer::Split(std::string_view text, Sink& sink) const {
     }
   }
   Flush(st, sink);
+  if (st.word->capacity() > kMaxScratchBytes) std::string().swap(*st.word);  // after a huge word
 }
 
 template <typename Sink>

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "tokenmill/base/utf8.h"
+#include "tokenmill/tokenizer/bert_unicode.h"
 
 namespace tokenmill {
 namespace {
@@ -82,6 +83,41 @@ Status FindSpecials(const std::vector<std::pair<std::string_view, uint32_t>>& en
     }
   }
   return Status::Ok();
+}
+
+// The first code point of valid UTF-8 `s`, and its length.
+char32_t FirstCodePoint(std::string_view s, size_t* len) {
+  const auto b = static_cast<unsigned char>(s[0]);
+  const size_t n = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+  char32_t cp = n == 1 ? b : b & (0x7F >> n);
+  for (size_t k = 1; k < n && k < s.size(); ++k) {
+    cp = (cp << 6) | (static_cast<unsigned char>(s[k]) & 0x3F);
+  }
+  *len = n;
+  return cp;
+}
+
+// A vocab.txt line as the reference reads it: HF trims trailing whitespace (Rust trim_end),
+// Google strips both ends (Python str.strip()). So the Chinese vocabulary's U+2028 lines become
+// "" and "##" (they can never be produced either way).
+std::string_view TrimVocabLine(std::string_view line, CompatMode compat) {
+  const bool python = compat != CompatMode::kHuggingFace;
+  auto is_space = [python](char32_t cp) {
+    return python ? bert::PythonIsSpace(cp) : bert::RustIsWhitespace(cp);
+  };
+  while (!line.empty()) {
+    size_t start = line.size() - 1;
+    while (start > 0 && (static_cast<unsigned char>(line[start]) & 0xC0) == 0x80) --start;
+    size_t len;
+    if (!is_space(FirstCodePoint(line.substr(start), &len))) break;
+    line.remove_suffix(line.size() - start);
+  }
+  while (python && !line.empty()) {
+    size_t len;
+    if (!is_space(FirstCodePoint(line, &len))) break;
+    line.remove_prefix(len);
+  }
+  return line;
 }
 
 std::vector<std::pair<std::string_view, uint32_t>> Entries(const std::vector<std::string>& vocab) {
@@ -458,17 +494,13 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadWordPieceVocab(const TokenizerOptions& 
     if (end == std::string_view::npos) end = vocab_txt.size();
     std::string_view line = vocab_txt.substr(start, end - start);
     ++line_no;
-    // Both references strip trailing whitespace; the ASCII kind is enough for real files
-    // (CRLF endings, stray spaces) and keeps U+2028 entries as they are.
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) {
-      line.remove_suffix(1);
-    }
     const size_t bad = FindInvalidUtf8(line);
     if (bad != std::string_view::npos) {
       return Status::InvalidArgument(std::string(source) + ":" + std::to_string(line_no) +
                                      ": invalid UTF-8 at byte " + std::to_string(start + bad) +
                                      " of the vocabulary; save the file as UTF-8");
     }
+    line = TrimVocabLine(line, options.compat);
     if (static_cast<int64_t>(config.vocab.size()) >= kMaxId) {
       return Status::InvalidArgument(std::string(source) + ": more than " +
                                      std::to_string(kMaxId + 1) + " tokens");

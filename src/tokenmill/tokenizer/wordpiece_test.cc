@@ -133,22 +133,36 @@ TEST(WordPieceTest, MissingRequiredTokensIsAnErrorNamingTheFile) {
 
 TEST(WordPieceTest, VocabLinesSplitOnNewlineOnly) {
   // U+2028 and U+0085 are line breaks for some splitters, not here; CRLF endings are fine.
-  auto t = FromVocab("[UNK]\r\n[CLS]\n[SEP]\n\u2028\n##\u2028\nrun\u0085x\nrun\n");
+  const std::string_view vocab = "[UNK]\r\n[CLS]\n[SEP]\n\u2028\n##\u2028\nrun\u0085x\nrun\n";
+  auto t = FromVocab(vocab);
   ASSERT_NE(t, nullptr);
   EXPECT_EQ(t->vocab_size(), 7u);
   EXPECT_EQ(t->IdToToken(0), "[UNK]");
-  EXPECT_EQ(t->IdToToken(3), "\u2028");
-  EXPECT_EQ(t->IdToToken(4), "##\u2028");
+  // Trailing whitespace is trimmed, as HF does (Rust trim_end), so U+2028 too.
+  EXPECT_EQ(t->IdToToken(3), "");
+  EXPECT_EQ(t->IdToToken(4), "##");
+  EXPECT_EQ(t->IdToToken(5), "run\u0085x");
   EXPECT_EQ(t->TokenToId("run"), 6u);
   EXPECT_EQ(Tokens(*t, "run"), V{"run"});
+  // Google strips both ends (Python str.strip()).
+  TokenizerOptions google;
+  google.compat = CompatMode::kGoogleBert;
+  auto g = FromVocab("[UNK]\n[CLS]\n[SEP]\n \u3000run\u00A0\n", google);
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->IdToToken(3), "run");
+  auto h = FromVocab("[UNK]\n[CLS]\n[SEP]\n \u3000run\u00A0\n");
+  ASSERT_NE(h, nullptr);
+  EXPECT_EQ(h->IdToToken(3), " \u3000run");
   // The real Chinese vocabulary: ids 343 and 13502 hold U+2028; later ids do not shift.
   auto zh = FromFile("bert-base-chinese/vocab.txt");
   ASSERT_NE(zh, nullptr);
   EXPECT_EQ(zh->vocab_size(), 21128u);
-  EXPECT_EQ(zh->IdToToken(343), "\u2028");
-  EXPECT_EQ(zh->IdToToken(13502), "##\u2028");
+  EXPECT_EQ(zh->IdToToken(343), "");
+  EXPECT_EQ(zh->IdToToken(344), "\u2030");
+  EXPECT_EQ(zh->IdToToken(13502), "##");
   EXPECT_EQ(zh->TokenToId("[UNK]"), 100u);
   EXPECT_EQ(zh->TokenToId("中"), 704u);
+  EXPECT_EQ(zh->TokenToId("##"), 13502u);
 }
 
 TEST(WordPieceTest, KeysOfOtherKindsAreErrors) {
