@@ -383,6 +383,9 @@ class BpeTokenizer final : public Tokenizer {
       st.splitter.Split(text, &pieces);
       for (size_t i = first; i < pieces.size(); ++i) model_.EncodePiece(pieces[i], ids);
       pieces.resize(first);
+      if (first == 0 && pieces.capacity() > (1u << 16)) {
+        std::vector<std::string_view>().swap(pieces);  // a huge text: give the memory back
+      }
       return;
     }
     std::vector<std::string_view> pieces;
