@@ -1,6 +1,8 @@
 // BERT WordPiece: BertNormalizer + BertPreTokenizer + greedy longest-match-first WordPiece,
 // bit-exact with HF tokenizers 0.23.2, google-research/bert and google-research/electra
 // (CompatMode). See docs/tokenizers.md for every rule and known difference.
+// Thread-safety: the loaders are pure functions; a loaded tokenizer is immutable and may be
+// used from many threads.
 #pragma once
 
 #include <cstdint>
@@ -81,12 +83,13 @@ class WordPieceTrie {
 class WordPieceTokenizer final : public Tokenizer {
  public:
   struct Config {
-    std::vector<std::string> vocab;  // by id; "" for ids without a token
-    std::string unk_token = "[UNK]";
-    std::string continuing_subword_prefix = "##";
-    int max_input_chars_per_word = 100;
-    BertNormalizerOptions normalizer;
+    std::vector<std::string> vocab;                // by id; "" for ids without a token
+    std::string unk_token = "[UNK]";               // Default: "[UNK]"
+    std::string continuing_subword_prefix = "##";  // Default: "##"
+    int max_input_chars_per_word = 100;            // Default: 100 (> 0)
+    BertNormalizerOptions normalizer;              // Default: HF, all switches on
     // Matched literally in the text before normalization, longest first (see Encode()).
+    // Default: none.
     std::vector<std::pair<std::string, uint32_t>> literal_tokens;
     SpecialTokens specials;
   };
