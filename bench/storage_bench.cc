@@ -1,6 +1,8 @@
 // Storage request rates and throughput.
 //
 //   storage_bench [--dir DIR] [--s3 s3://bucket/prefix] [--ops N] [--mib M]
+//   storage_bench --put LOCAL_FILE URL     one WriteFile, as a shard is published
+//   storage_bench --get URL                one OpenRead to the end, as an input is read
 //
 // Local folder (DIR, default a fresh folder under /tmp): CreateIfAbsent, CompareAndSwap and
 // ReadVersioned of small records (the job-store protocol's requests; each write fsyncs).
@@ -110,9 +112,45 @@ void BulkTransfer(const std::string& base, int mib) {
   std::printf("%s: WriteFile %d MiB %.0f MB/s, OpenRead %.0f MB/s\n", base.c_str(), mib, up, down);
 }
 
+// --put / --get: one transfer through the storage layer, timed, printed as one JSON line.
+int Transfer(const std::string& mode, const std::string& a, const std::string& b) {
+  bool put = mode == "--put";
+  std::string url = put ? b : a;
+  tokenmill::StatusOr<Storage*> st = tokenmill::StorageFor(url);
+  if (!st.ok()) Die(st.status().ToString());
+  Storage* s = *st;
+  uint64_t bytes = 0;
+  auto t = Clock::now();
+  if (put) {
+    tokenmill::Status w = s->WriteFile(url, a);
+    if (!w.ok()) Die(w.ToString());
+    bytes = std::filesystem::file_size(a);
+  } else {
+    auto stream = s->OpenRead(url);
+    if (!stream.ok()) Die(stream.status().ToString());
+    std::vector<char> buf(1 << 20);
+    while (true) {
+      auto n = (*stream)->Read(buf.data(), buf.size());
+      if (!n.ok()) Die(n.status().ToString());
+      if (*n == 0) break;
+      bytes += *n;
+    }
+  }
+  double secs = Seconds(t);
+  tokenmill::StorageCounters c = s->counters();
+  std::printf(
+      "{\"op\":\"%s\",\"url\":\"%s\",\"bytes\":%llu,\"seconds\":%.3f,\"MB_per_s\":%.1f,"
+      "\"retries\":%llu}\n",
+      put ? "put" : "get", url.c_str(), static_cast<unsigned long long>(bytes), secs,
+      static_cast<double>(bytes) / 1e6 / secs, static_cast<unsigned long long>(c.retries));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]) == "--put") return Transfer(argv[1], argv[2], argv[3]);
+  if (argc == 3 && std::string(argv[1]) == "--get") return Transfer(argv[1], argv[2], "");
   std::string dir;
   std::string s3;
   int ops = 500;
