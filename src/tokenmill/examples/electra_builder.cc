@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <string>
 
-#include "tokenmill/examples/python_strip.h"
+#include "tokenmill/base/python_space.h"
 
 namespace tokenmill {
 namespace {

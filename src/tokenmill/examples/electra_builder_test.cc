@@ -11,7 +11,7 @@
 
 #include "tokenmill/base/rng.h"
 #include "tokenmill/examples/example_builder.h"
-#include "tokenmill/examples/python_strip.h"
+#include "tokenmill/base/python_space.h"
 #include "tokenmill/examples/word_tokenizer_for_test.h"
 
 namespace tokenmill {

@@ -7,7 +7,7 @@
 
 #include "tokenmill/io/decompress.h"
 #include "tokenmill/io/document_reader.h"
-#include "tokenmill/io/whitespace.h"
+#include "tokenmill/base/python_space.h"
 
 namespace tokenmill {
 namespace {

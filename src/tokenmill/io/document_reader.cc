@@ -3,9 +3,19 @@
 #include <algorithm>
 #include <string>
 
+#include "tokenmill/base/python_space.h"
 #include "tokenmill/io/readers.h"
 
 namespace tokenmill {
+
+bool IsBlankLine(std::string_view line) {
+  for (size_t i = 0; i < line.size();) {
+    const size_t k = PythonSpaceLength(line.data() + i, line.size() - i);
+    if (k == 0) return false;
+    i += k;
+  }
+  return true;
+}
 
 bool IsCompressed(std::string_view url) { return CompressionForUrl(url) != Compression::kNone; }
 

@@ -187,5 +187,23 @@ TEST(DocumentReaderTest, SharedCorpusTextAndJsonlAgree) {
   EXPECT_EQ(total, 44956u);  // shared/data/PROVENANCE.md
 }
 
+TEST(IsBlankLineTest, PythonStripSemantics) {
+  EXPECT_TRUE(IsBlankLine(""));
+  EXPECT_TRUE(IsBlankLine(" \t\r\v\f"));
+  EXPECT_TRUE(IsBlankLine("\x1C\x1D\x1E\x1F"));
+  EXPECT_TRUE(IsBlankLine("\xE3\x80\x80\xE3\x80\x80"));              // U+3000 U+3000
+  EXPECT_TRUE(IsBlankLine("\xC2\x85 \xC2\xA0"));                     // U+0085, U+00A0
+  EXPECT_TRUE(IsBlankLine("\xE2\x80\xA8\xE2\x80\xA9"));              // U+2028, U+2029
+  EXPECT_TRUE(IsBlankLine("\xE2\x80\xAF\xE2\x81\x9F\xE1\x9A\x80"));  // U+202F U+205F U+1680
+  EXPECT_FALSE(IsBlankLine("a"));
+  EXPECT_FALSE(IsBlankLine("  a  "));
+  EXPECT_FALSE(IsBlankLine("\xE2\x80\x8B"));  // U+200B ZERO WIDTH SPACE is not whitespace
+  EXPECT_FALSE(IsBlankLine("\xE1\xA0\x8E"));  // U+180E is not whitespace since Unicode 6.3
+  EXPECT_FALSE(IsBlankLine("\xEF\xBB\xBF"));  // U+FEFF
+  EXPECT_FALSE(IsBlankLine(std::string_view("\0", 1)));
+  EXPECT_FALSE(IsBlankLine(" \xFF "));    // invalid bytes are not whitespace
+  EXPECT_FALSE(IsBlankLine("\xE3\x80"));  // truncated U+3000
+}
+
 }  // namespace
 }  // namespace tokenmill

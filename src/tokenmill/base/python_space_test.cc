@@ -1,4 +1,4 @@
-#include "tokenmill/examples/python_strip.h"
+#include "tokenmill/base/python_space.h"
 
 #include <gtest/gtest.h>
 #include <utf8proc.h>
@@ -22,7 +22,7 @@ bool PythonDefinition(char32_t c) {
          p->bidi_class == UTF8PROC_BIDI_CLASS_B || p->bidi_class == UTF8PROC_BIDI_CLASS_S;
 }
 
-TEST(PythonStrip, WhitespaceSetIsPythons) {
+TEST(IsPythonWhitespace, IsPythonsSetAndDefinition) {
   // [hex(c) for c in range(0x110000) if chr(c).isspace()] in CPython 3.11.
   const std::vector<char32_t> expected = {
       0x9,    0xa,    0xb,    0xc,    0xd,    0x1c,   0x1d,   0x1e,   0x1f,   0x20,
@@ -72,6 +72,22 @@ TEST(PythonStrip, InvalidUtf8StopsStripping) {
   EXPECT_EQ(PythonStrip("\x80\x80 "), "\x80\x80");         // stray continuation bytes
   EXPECT_EQ(PythonStrip("\xe0\x80\xa0"), "\xe0\x80\xa0");  // overlong U+0020
   EXPECT_EQ(PythonStrip("\xc2"), "\xc2");
+}
+
+TEST(PythonSpaceLength, MatchesIsPythonWhitespaceOnEveryCodePoint) {
+  for (char32_t cp = 0; cp < 0x110000; ++cp) {
+    if (cp >= 0xD800 && cp <= 0xDFFF) continue;
+    const std::string s = Utf8(cp);
+    const size_t len = PythonSpaceLength(s.data(), s.size());
+    ASSERT_EQ(len, IsPythonWhitespace(cp) ? s.size() : 0u) << std::hex << uint32_t{cp};
+  }
+}
+
+TEST(PythonSpaceLength, ShortInputIsNotSpace) {
+  const std::string ideographic = "\xE3\x80\x80";
+  EXPECT_EQ(PythonSpaceLength(ideographic.data(), 2), 0u);
+  EXPECT_EQ(PythonSpaceLength(ideographic.data(), 0), 0u);
+  EXPECT_EQ(PythonSpaceLength("\xC2", 1), 0u);
 }
 
 }  // namespace
