@@ -120,7 +120,9 @@ TEST_F(S3IoTest, ReadsPlainCompressedAndJsonlObjects) {
   const std::string j = Put("p.jsonl", "{\"m\": {\"t\": \"x\"}}\n\n{\"m\": {\"t\": \"y\"}}");
   EXPECT_THAT(Texts(InputRange{j}, jsonl), ElementsAre("x", "y"));
 
-  const std::string data = testing::Gzip(std::string(100000, 'z') + "\n");
+  std::string long_line(100000, 'z');
+  long_line.push_back('\n');
+  const std::string data = testing::Gzip(long_line);
   const std::string cut = Put("cut.txt.gz", data.substr(0, data.size() / 2));
   auto reader = OpenDocumentReader(*storage_, InputRange{cut}, {});
   ASSERT_TRUE(reader.ok());
