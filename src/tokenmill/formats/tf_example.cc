@@ -28,15 +28,19 @@ size_t VarintSize(uint64_t v) {
   return n;
 }
 
-void PutVarint(std::string* out, uint64_t v) {
-  char buf[10];
-  size_t n = 0;
+// Writes the varint of `v` at `p` (room for 10 bytes); returns the end.
+char* EncodeVarint(char* p, uint64_t v) {
   while (v >= 0x80) {
-    buf[n++] = static_cast<char>((v & 0x7f) | 0x80);
+    *p++ = static_cast<char>((v & 0x7f) | 0x80);
     v >>= 7;
   }
-  buf[n++] = static_cast<char>(v);
-  out->append(buf, n);
+  *p++ = static_cast<char>(v);
+  return p;
+}
+
+void PutVarint(std::string* out, uint64_t v) {
+  char buf[10];
+  out->append(buf, static_cast<size_t>(EncodeVarint(buf, v) - buf));
 }
 
 // The nested sizes of one map entry holding an Int64List.
@@ -72,7 +76,11 @@ void PutFeature(std::string_view key, const std::vector<T>& values, const Featur
   if (values.empty()) return;
   out->push_back(Tag(1, kLengthDelimited));  // Int64List.value, packed
   PutVarint(out, s.packed);
-  for (T v : values) PutVarint(out, static_cast<uint64_t>(v));
+  // s.packed is the exact size of the values' varints: encode them in place.
+  const size_t at = out->size();
+  out->resize(at + s.packed);
+  char* p = out->data() + at;
+  for (T v : values) p = EncodeVarint(p, static_cast<uint64_t>(v));
 }
 
 // A bounds-checked cursor over protobuf wire format. Errors carry the offset from `base`.
