@@ -4,7 +4,7 @@
 # with one worker per core. MB/s = input bytes / wall time of the whole run (plan, workers,
 # finalize, decompression and shard writing included).
 #
-#   bench/run_bench.sh [BUILD_DIR]        (default: build)
+#   bench/run_bench.sh [BUILD_DIR]        (default: build; RUNS=5 runs each, median shown)
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$repo/build}/tokenmill
@@ -16,6 +16,7 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cores=$(nproc)
+runs=${RUNS:-5}
 
 job() {  # name kind tokenizer format inputs...
   local name=$1 kind=$2 tok=$3 fmt=$4 input_format=$5
@@ -45,7 +46,7 @@ text_bytes=$(for f in "$shared"/data/corpus/part-*; do
   case $f in *.gz) zcat "$f" ;; *) cat "$f" ;; esac
 done | wc -c)
 echo "input: $text_bytes bytes of text in 8 files; $cores cores"
-printf '%-34s %8s %10s %10s\n' "job" "workers" "seconds" "MB/s"
+printf '%-34s %8s %10s %10s\n' "job" "workers" "median s" "MB/s"
 for spec in \
   "electra-bert-base-chinese electra $repo/data/vocab/bert-base-chinese/vocab.txt tfrecord text $shared/data/corpus/part-*" \
   "gpt-cl100k-megatron gpt $repo/data/vocab/tiktoken/cl100k_base.tiktoken megatron jsonl $shared/data/corpus-jsonl/part-*"; do
@@ -54,11 +55,17 @@ for spec in \
   name=$1
   file=$(job "$@")
   for w in 1 "$cores"; do
-    rm -rf "$tmp/$name-out"
-    start=$(date +%s.%N)
-    "$bin" run "$file" --workers "$w" --quiet >"$tmp/out.txt"
-    end=$(date +%s.%N)
-    printf '%-34s %8s %10.2f %10.2f\n' "$name" "$w" "$(echo "$end - $start" | bc)" \
-      "$(echo "$text_bytes / ($end - $start) / 1000000" | bc -l)"
+    # The median of RUNS runs: a run lasts seconds and this kind of machine is noisy.
+    times=()
+    for _ in $(seq 1 "$runs"); do
+      rm -rf "$tmp/$name-out"
+      start=$(date +%s.%N)
+      "$bin" run "$file" --workers "$w" --quiet >"$tmp/out.txt"
+      end=$(date +%s.%N)
+      times+=("$(echo "$end - $start" | bc)")
+    done
+    median=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+    printf '%-34s %8s %10.2f %10.2f\n' "$name" "$w" "$median" \
+      "$(echo "$text_bytes / $median / 1000000" | bc -l)"
   done
 done
