@@ -55,6 +55,7 @@ if [[ "${TOKENMILL_SKIP_ASAN:-0}" != 1 ]]; then
   echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer)"
   # -O1 -g1: line numbers in sanitizer reports, assertions on, and half the compile time of -O2 -g.
   BUILD_TYPE=Debug scripts/build.sh build-asan -DTOKENMILL_SANITIZE=ON -DTOKENMILL_BENCH=OFF \
+    -DTOKENMILL_SYSTEM_TESTS=OFF \
     -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1"
   echo "== tests (sanitizers: unit tests and the basic end-to-end run)"
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
