@@ -262,25 +262,31 @@ void WordPieceTrie::Build(const std::vector<std::pair<std::string_view, uint32_t
     }
     return r;
   };
-  // Searching from the first free cell every time makes the build quadratic once the front of
-  // the array is fragmented (0.15 s for bert-base-chinese). As in darts-clone, a block of cells
-  // where placements failed kMaxTrials times is closed: later searches start after it. The few
-  // cells left free there cost nothing at lookup time.
+  // Trying every free cell as a place for a wide node makes the build quadratic once the array
+  // is fragmented. As in darts-clone, a block of cells where kMaxTrials placements failed is
+  // closed: searches skip it. The few cells left free there cost nothing at lookup time.
   constexpr int32_t kBlock = 256;
-  constexpr int32_t kMaxTrials = 16;
-  std::vector<int32_t> trials;
-  size_t first_open_block = 0;
+  constexpr int32_t kMaxTrials = 256;
+  std::vector<int32_t> trials;  // by block; kMaxTrials: closed
+  auto closed = [&](int32_t p) {
+    const auto block = static_cast<size_t>(p / kBlock);
+    return block < trials.size() && trials[block] >= kMaxTrials;
+  };
+  // The first free cell >= p outside closed blocks.
+  auto find_open = [&](int32_t p) {
+    p = find_free(p);
+    while (closed(p)) p = find_free((p / kBlock + 1) * kBlock);
+    return p;
+  };
   std::vector<std::pair<uint32_t, int32_t>> queue = {{0, 0}};  // (node, cell)
   for (size_t q = 0; q < queue.size(); ++q) {
     const auto [node, cell] = queue[q];
     cells_[cell].id = nodes[node].id;
     const auto& kids = nodes[node].children;
     if (kids.empty()) continue;
-    // The smallest base from the first open block that puts every child on a free cell
-    // (base >= 1).
+    // The smallest base outside closed blocks that puts every child on a free cell (base >= 1).
     const int32_t first_label = kids[0].first + 1;
-    int32_t p = find_free(
-        std::max<int32_t>(1 + first_label, static_cast<int32_t>(first_open_block) * kBlock));
+    int32_t p = find_open(1 + first_label);
     int32_t base;
     for (;;) {
       base = p - first_label;
@@ -296,10 +302,7 @@ void WordPieceTrie::Build(const std::vector<std::pair<std::string_view, uint32_t
       const auto block = static_cast<size_t>(p / kBlock);
       if (trials.size() <= block) trials.resize(block + 1, 0);
       ++trials[block];
-      while (first_open_block < trials.size() && trials[first_open_block] >= kMaxTrials) {
-        ++first_open_block;
-      }
-      p = find_free(std::max<int32_t>(p + 1, static_cast<int32_t>(first_open_block) * kBlock));
+      p = find_open(p + 1);
     }
     cells_[cell].base = base;
     for (const auto& kid : kids) {
