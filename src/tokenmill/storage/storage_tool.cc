@@ -6,6 +6,9 @@
 //   storage_tool cat URL                Read, to stdout
 //   storage_tool ls PREFIX              List: "<size> <url>" lines
 //   storage_tool create URL TEXT        CreateIfAbsent, prints the generation
+//   storage_tool version URL            ReadVersioned, prints the generation
+//   storage_tool cas URL TEXT GEN       CompareAndSwap from generation GEN, prints the new one
+// create and cas exit 3 when the condition fails (the key is taken, the generation moved).
 //   storage_tool rm URL                 Delete
 #include <cstdio>
 #include <cstring>
@@ -17,6 +20,8 @@
 namespace tokenmill {
 namespace {
 
+constexpr int kLost = 3;  // a conditional write whose condition did not hold
+
 int Fail(const Status& s) {
   std::fprintf(stderr, "storage_tool: %s\n", s.ToString().c_str());
   return 1;
@@ -24,7 +29,7 @@ int Fail(const Status& s) {
 
 int Run(const std::vector<std::string>& args) {
   if (args.size() < 2) {
-    std::fprintf(stderr, "usage: storage_tool put|get|cat|ls|create|rm URL [ARG]\n");
+    std::fprintf(stderr, "usage: storage_tool put|get|cat|ls|create|version|cas|rm URL [ARG...]\n");
     return 2;
   }
   const std::string& cmd = args[0];
@@ -67,6 +72,20 @@ int Run(const std::vector<std::string>& args) {
   }
   if (cmd == "create" && args.size() == 3) {
     StatusOr<std::string> g = s->CreateIfAbsent(url, args[2]);
+    if (!g.ok() && g.status().Is(StatusCode::kAlreadyExists)) return kLost;
+    if (!g.ok()) return Fail(g.status());
+    std::printf("%s\n", g->c_str());
+    return 0;
+  }
+  if (cmd == "version" && args.size() == 2) {
+    StatusOr<VersionedData> v = s->ReadVersioned(url);
+    if (!v.ok()) return Fail(v.status());
+    std::printf("%s\n", v->generation.c_str());
+    return 0;
+  }
+  if (cmd == "cas" && args.size() == 4) {
+    StatusOr<std::string> g = s->CompareAndSwap(url, args[2], args[3]);
+    if (!g.ok() && g.status().Is(StatusCode::kFailedPrecondition)) return kLost;
     if (!g.ok()) return Fail(g.status());
     std::printf("%s\n", g->c_str());
     return 0;
