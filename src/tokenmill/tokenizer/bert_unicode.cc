@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <span>
 
+#include "tokenmill/base/python_space.h"
 #include "tokenmill/tokenizer/bert_unicode_data.h"
 
 namespace tokenmill::bert {
@@ -67,29 +68,10 @@ bool IsBertPunctuation(UnicodeRef ref, char32_t cp) {
   return IsAsciiPunctuation(cp) || (cp >= 0x80 && IsUnicodePunctuation(ref, cp));
 }
 
-bool RustIsWhitespace(char32_t cp) {
-  switch (cp) {
-    case 0x09:
-    case 0x0A:
-    case 0x0B:
-    case 0x0C:
-    case 0x0D:
-    case 0x20:
-    case 0x85:
-    case 0xA0:
-    case 0x1680:
-    case 0x2028:
-    case 0x2029:
-    case 0x202F:
-    case 0x205F:
-    case 0x3000:
-      return true;
-    default:
-      return cp >= 0x2000 && cp <= 0x200A;
-  }
-}
+// Rust's char::is_whitespace is Python's str.isspace() without U+001C..U+001F.
+bool RustIsWhitespace(char32_t cp) { return IsPythonWhitespace(cp) && (cp < 0x1C || cp > 0x1F); }
 
-bool PythonIsSpace(char32_t cp) { return RustIsWhitespace(cp) || (cp >= 0x1C && cp <= 0x1F); }
+bool PythonIsSpace(char32_t cp) { return IsPythonWhitespace(cp); }
 
 int Lowercase(UnicodeRef ref, char32_t cp, char32_t* out) {
   if (cp == 0x130) {  // the only unconditional multi-character lowercase mapping
