@@ -125,6 +125,43 @@ class JobStoreTest(tmtest.TempDirTest):
         self.assertEqual(st["tasks"]["failed"], 0)
         self.assert_same_as_reference(out, task_size="64KiB")
 
+    def test_takeover_race_has_one_winner(self):
+        # One task whose worker was killed: a dozen workers started together find its lease
+        # expired and race to take it over. Exactly one wins (the next attempt's lease is created
+        # if absent) and runs it; the others wait for it and exit 0.
+        slow = self.path("slow.txt.gz")
+        with open(os.path.join(tmtest.DATA, "sample", "part-00.txt"), "rb") as f:
+            text = f.read()
+        with gzip.open(slow, "wb", compresslevel=1) as f:
+            for _ in range(20):
+                f.write(text)
+        job, out, store = self.job("race", inputs=[slow], lease_seconds=3)
+        run(["plan", job], env=self.env())
+        first = spawn(["work", store, "--threads", "1"], env=self.env())
+        self.procs.append(first)
+        wait_for(lambda: status_json(store, env=self.env())["tasks"]["leased"] == 1, 60,
+                 what="the task to be leased")
+        first.kill()
+        first.wait()
+        st = status_json(store, env=self.env())
+        self.assertEqual(st["tasks"]["done"], 0, "the task finished before the kill")
+        wait_for(lambda: status_json(store, env=self.env())["tasks"]["leased"] == 0, 30,
+                 what="the lease to expire")
+        env = dict(self.env() or {}, TOKENMILL_LOG_LEVEL="info")
+        racers = [spawn(["work", store, "--threads", "1"], env=env) for _ in range(12)]
+        self.procs += racers
+        logs = []
+        for r in racers:
+            _, err = r.communicate(timeout=300)
+            self.assertEqual(r.returncode, 0, err)
+            logs.append(err)
+        winners = [log for log in logs if "took over an expired lease" in log]
+        self.assertEqual(len(winners), 1, "\n----\n".join(logs))
+        self.assertIn("(attempt 2)", winners[0])
+        st = status_json(store, env=self.env())
+        self.assertTrue(st["complete"])
+        self.assertEqual(sum(w["tasks_done"] for w in st["workers"]), 1)
+
     def test_poisoned_task_fails_after_max_attempts(self):
         bad = tmtest.truncated_gz(self.path("poison.txt.gz"))
         job, out, store = self.job("poison", inputs=tmtest.sample_inputs() + [bad],

@@ -1,6 +1,7 @@
 #include "tokenmill/job/job_status.h"
 
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -93,12 +94,23 @@ StatusOr<JobStatus> StatusReader::Read() {
     }
   }
   const int64_t now = NowMs();
+  std::map<uint64_t, const ObjectInfo*> latest_lease;  // task -> its latest attempt's lease
+  std::map<uint64_t, int64_t> latest_attempt;
   for (const auto& o : lease_list) {
     const int64_t t = StorePaths::TaskFromLocation(o.url);
-    if (t < 0 || static_cast<uint64_t>(t) >= st.total || done.count(t) || failed.count(t)) {
+    const int64_t a = StorePaths::AttemptFromLocation(o.url);
+    if (t < 0 || a < 1 || static_cast<uint64_t>(t) >= st.total || done.count(t) ||
+        failed.count(t)) {
       continue;
     }
-    auto data = store_->Read(o.url);
+    auto [it, fresh] = latest_attempt.try_emplace(t, a);
+    if (fresh || a > it->second) {
+      it->second = a;
+      latest_lease[t] = &o;
+    }
+  }
+  for (const auto& [t, o] : latest_lease) {
+    auto data = store_->Read(o->url);
     if (!data.ok()) continue;
     auto rec = LeaseRecordFromJson(*data);
     if (rec.ok() && rec->state == LeaseState::kLeased && rec->expires_at_ms > now) ++st.leased;

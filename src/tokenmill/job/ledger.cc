@@ -51,40 +51,31 @@ StatusOr<std::string> Ledger::ResolveUnknown(const std::string& url, const std::
   return std::string();
 }
 
-StatusOr<bool> Ledger::TryCreate(uint64_t task) {
-  LeaseRecord rec;
-  rec.task = task;
-  rec.holder = holder_;
-  rec.attempt = 1;
-  rec.expires_at_ms = NowMs() + int64_t{options_.lease_seconds} * 1000;
-  rec.state = LeaseState::kLeased;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    rec.seq = ++seq_;
-    ++counters_.claims;
-  }
-  const std::string url = paths_.Lease(task);
-  const std::string body = ToJson(rec);
-  auto created = store_->CreateIfAbsent(url, body);
-  std::string generation;
-  if (created.ok()) {
-    generation = *created;
-  } else if (created.status().Is(StatusCode::kAlreadyExists)) {
-    return false;
-  } else if (created.status().Is(StatusCode::kUnknownOutcome)) {
-    TM_ASSIGN_OR_RETURN(generation, ResolveUnknown(url, body));
-    if (generation.empty()) return false;
-  } else {
-    return created.status();
-  }
-  std::lock_guard<std::mutex> lock(mu_);
-  held_[task] = HeldLease{rec, generation, NowMs(), false};
-  return true;
+uint64_t Ledger::NextSeq(uint64_t at_least) {
+  seq_ = std::max(at_least, seq_) + 1;
+  return seq_;
 }
 
-StatusOr<std::string> Ledger::WriteLease(uint64_t task, const LeaseRecord& record,
-                                         const std::string& generation) {
-  const std::string url = paths_.Lease(task);
+StatusOr<std::string> Ledger::CreateLease(uint64_t task, const LeaseRecord& record) {
+  const std::string url = paths_.Lease(task, record.attempt);
+  const std::string body = ToJson(record);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++counters_.claims;
+  }
+  auto created = store_->CreateIfAbsent(url, body);
+  if (created.ok()) return *created;
+  if (created.status().Is(StatusCode::kUnknownOutcome)) {
+    TM_ASSIGN_OR_RETURN(std::string generation, ResolveUnknown(url, body));
+    if (!generation.empty()) return generation;
+    return Status::AlreadyExists(url + " was created by another worker");
+  }
+  return created.status();
+}
+
+StatusOr<std::string> Ledger::WriteOwnLease(uint64_t task, const LeaseRecord& record,
+                                            const std::string& generation) {
+  const std::string url = paths_.Lease(task, record.attempt);
   const std::string body = ToJson(record);
   auto swapped = store_->CompareAndSwap(url, body, generation);
   if (swapped.ok()) return *swapped;
@@ -96,8 +87,39 @@ StatusOr<std::string> Ledger::WriteLease(uint64_t task, const LeaseRecord& recor
   return swapped.status();
 }
 
-StatusOr<bool> Ledger::TryTakeover(uint64_t task, const LeaseRecord& record,
-                                   const std::string& generation) {
+StatusOr<bool> Ledger::Superseded(uint64_t task, uint32_t attempt) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++counters_.lease_reads;
+  }
+  auto next = store_->Stat(paths_.Lease(task, attempt + 1));
+  if (next.ok()) return true;
+  if (next.status().Is(StatusCode::kNotFound)) return false;
+  return next.status();
+}
+
+StatusOr<bool> Ledger::TryCreate(uint64_t task) {
+  LeaseRecord rec;
+  rec.task = task;
+  rec.holder = holder_;
+  rec.attempt = 1;
+  rec.expires_at_ms = NowMs() + int64_t{options_.lease_seconds} * 1000;
+  rec.state = LeaseState::kLeased;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    rec.seq = NextSeq(0);
+  }
+  auto generation = CreateLease(task, rec);
+  if (!generation.ok()) {
+    if (generation.status().Is(StatusCode::kAlreadyExists)) return false;
+    return generation.status();
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  held_[task] = HeldLease{rec, *generation, NowMs(), false};
+  return true;
+}
+
+StatusOr<bool> Ledger::TryTakeover(uint64_t task, const LeaseRecord& record) {
   LeaseRecord next = record;
   const bool expired = record.state == LeaseState::kLeased;
   next.holder = holder_;
@@ -107,27 +129,31 @@ StatusOr<bool> Ledger::TryTakeover(uint64_t task, const LeaseRecord& record,
   if (expired) next.expiries = record.expiries + 1;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    next.seq = std::max(record.seq, seq_) + 1;
-    seq_ = next.seq;
-    ++counters_.claims;
+    next.seq = NextSeq(record.seq);
   }
-  if (next.expiries > options_.max_expiries) {
-    TM_RETURN_IF_ERROR(MarkFailed(task,
-                                  "the lease expired " + std::to_string(next.expiries) +
-                                      " times (its workers were killed or froze each time); "
-                                      "max_expiries is " +
-                                      std::to_string(options_.max_expiries),
-                                  generation, record));
+  const bool exhausted = next.expiries > options_.max_expiries;
+  if (exhausted) {
+    // The lease of the next attempt records the failure, so that no other worker runs it.
+    next.state = LeaseState::kFailed;
+    next.expires_at_ms = 0;
+  }
+  auto generation = CreateLease(task, next);
+  if (!generation.ok()) {
+    if (!generation.status().Is(StatusCode::kAlreadyExists)) return generation.status();
+    std::lock_guard<std::mutex> lock(mu_);
+    ++counters_.claim_conflicts;
+    uint32_t& latest = held_by_others_[task];
+    latest = std::max(latest, next.attempt);
     return false;
   }
-  auto written = WriteLease(task, next, generation);
-  if (!written.ok()) {
-    if (written.status().Is(StatusCode::kFailedPrecondition)) {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++counters_.claim_conflicts;
-      return false;
-    }
-    return written.status();
+  if (exhausted) {
+    TM_RETURN_IF_ERROR(RecordFailed(task,
+                                    "the lease expired " + std::to_string(next.expiries) +
+                                        " times (its workers were killed or froze each time); "
+                                        "max_expiries is " +
+                                        std::to_string(options_.max_expiries),
+                                    next));
+    return false;
   }
   if (expired) {
     LogInfo("task " + std::to_string(task) + ": took over an expired lease of " + record.holder +
@@ -135,34 +161,21 @@ StatusOr<bool> Ledger::TryTakeover(uint64_t task, const LeaseRecord& record,
   }
   std::lock_guard<std::mutex> lock(mu_);
   held_by_others_.erase(task);
-  held_[task] = HeldLease{next, *written, NowMs(), false};
+  held_[task] = HeldLease{next, *generation, NowMs(), false};
   return true;
 }
 
-Status Ledger::MarkFailed(uint64_t task, const std::string& reason, const std::string& generation,
-                          LeaseRecord record) {
+Status Ledger::RecordFailed(uint64_t task, const std::string& reason, const LeaseRecord& record) {
   nlohmann::json failed = {{"task", task}, {"reason", reason}, {"holder", holder_},
                            {"failures", record.failures}, {"expiries", record.expiries}};
   {
     std::lock_guard<std::mutex> lock(mu_);
-    counters_.records += 2;
+    ++counters_.records;
   }
   auto created = store_->CreateIfAbsent(paths_.Failed(task), failed.dump());
   if (!created.ok() && !created.status().Is(StatusCode::kAlreadyExists) &&
       !created.status().Is(StatusCode::kUnknownOutcome)) {
     return created.status();
-  }
-  record.state = LeaseState::kFailed;
-  record.holder = holder_;
-  record.expires_at_ms = 0;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    record.seq = std::max(record.seq, seq_) + 1;
-    seq_ = record.seq;
-  }
-  auto written = WriteLease(task, record, generation);
-  if (!written.ok() && !written.status().Is(StatusCode::kFailedPrecondition)) {
-    return written.status();
   }
   LogError("task " + std::to_string(task) + " failed for good: " + reason);
   std::lock_guard<std::mutex> lock(mu_);
@@ -184,13 +197,20 @@ Status Ledger::Refresh() {
   TM_ASSIGN_OR_RETURN(auto done, list(paths_.DonePrefix()));
   TM_ASSIGN_OR_RETURN(auto failed, list(paths_.FailedPrefix()));
   std::vector<char> state(task_count_, 0);  // 0 free, 1 leased, 2 done, 3 failed
+  std::vector<uint32_t> latest(task_count_, 0);  // the latest attempt's lease seen
   auto mark = [&](const std::vector<ObjectInfo>& objects, char value) {
     for (const auto& o : objects) {
       const int64_t t = StorePaths::TaskFromLocation(o.url);
       if (t >= 0 && static_cast<uint64_t>(t) < task_count_ && state[t] < value) state[t] = value;
     }
   };
-  mark(leases, 1);
+  for (const auto& o : leases) {
+    const int64_t t = StorePaths::TaskFromLocation(o.url);
+    const int64_t a = StorePaths::AttemptFromLocation(o.url);
+    if (t < 0 || static_cast<uint64_t>(t) >= task_count_ || a < 1 || a > UINT32_MAX) continue;
+    if (state[t] < 1) state[t] = 1;
+    latest[t] = std::max(latest[t], static_cast<uint32_t>(a));
+  }
   mark(failed, 3);
   mark(done, 2);
   for (const auto& o : done) {  // done wins over failed
@@ -208,7 +228,7 @@ Status Ledger::Refresh() {
         if (!held_.count(t)) free_.push_back(t);
         break;
       case 1:
-        if (!held_.count(t)) held_by_others_.insert(t);
+        if (!held_.count(t)) held_by_others_[t] = latest[t];
         break;
       case 2:
         finished_.insert(t);
@@ -254,7 +274,8 @@ StatusOr<Ledger::Outcome> Ledger::Acquire(uint64_t* task, uint32_t* attempt) {
       {
         std::lock_guard<std::mutex> lock(mu_);
         ++counters_.claim_conflicts;
-        held_by_others_.insert(candidate);
+        uint32_t& known = held_by_others_[candidate];
+        known = std::max<uint32_t>(known, 1);
         refresh = ++consecutive_conflicts_ >= options_.conflicts_before_refresh;
       }
       if (refresh) TM_RETURN_IF_ERROR(Refresh());
@@ -263,7 +284,7 @@ StatusOr<Ledger::Outcome> Ledger::Acquire(uint64_t* task, uint32_t* attempt) {
 
     // Nothing believed free: look at the whole job.
     TM_RETURN_IF_ERROR(Refresh());
-    std::vector<uint64_t> probes;
+    std::vector<std::pair<uint64_t, uint32_t>> probes;  // task, latest attempt seen
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (done_count_ + failed_count_ == task_count_) {
@@ -276,22 +297,25 @@ StatusOr<Ledger::Outcome> Ledger::Acquire(uint64_t* task, uint32_t* attempt) {
         probes.resize(options_.lease_probes_per_round);
       }
     }
-    for (uint64_t t : probes) {
+    for (auto [t, attempt] : probes) {
       {
         std::lock_guard<std::mutex> lock(mu_);
         ++counters_.lease_reads;
       }
-      auto current = store_->ReadVersioned(paths_.Lease(t));
+      const std::string url = paths_.Lease(t, attempt);
+      auto current = store_->Read(url);
       if (!current.ok()) {
-        if (current.status().Is(StatusCode::kNotFound)) {
+        if (current.status().Is(StatusCode::kNotFound) && attempt == 1) {
           TM_ASSIGN_OR_RETURN(bool won, TryCreate(t));
           if (won) return claimed(t);
           continue;
         }
+        if (current.status().Is(StatusCode::kNotFound)) continue;  // deleted by hand
         return current.status();
       }
-      auto rec = LeaseRecordFromJson(current->data);
-      if (!rec.ok()) return rec.status().WithContext(paths_.Lease(t));
+      auto rec = LeaseRecordFromJson(*current);
+      if (!rec.ok()) return rec.status().WithContext(url);
+      rec->attempt = attempt;  // the key decides, whatever the body says
       if (rec->state == LeaseState::kFailed) continue;
       const bool released = rec->state == LeaseState::kReleased;
       const bool expired = rec->state == LeaseState::kLeased && rec->expires_at_ms < NowMs();
@@ -299,7 +323,7 @@ StatusOr<Ledger::Outcome> Ledger::Acquire(uint64_t* task, uint32_t* attempt) {
       // A done record may exist for an expired lease: its holder finished but never came back.
       auto done = store_->Stat(paths_.Done(t));
       if (done.ok()) continue;
-      TM_ASSIGN_OR_RETURN(bool won, TryTakeover(t, *rec, current->generation));
+      TM_ASSIGN_OR_RETURN(bool won, TryTakeover(t, *rec));
       if (won) return claimed(t);
     }
     // Probing may have failed the last open tasks for good (too many expiries).
@@ -327,43 +351,51 @@ Status Ledger::RenewDue() {
     next.expires_at_ms = NowMs() + int64_t{options_.lease_seconds} * 1000;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      next.seq = std::max(next.seq, seq_) + 1;
-      seq_ = next.seq;
+      next.seq = NextSeq(next.seq);
       ++counters_.renewals;
     }
-    auto written = WriteLease(t, next, h.generation);
+    // Renew first, then look for a takeover: a worker that read the lease as expired before
+    // the renewal may still have created the next attempt.
+    auto written = WriteOwnLease(t, next, h.generation);
+    StatusOr<bool> superseded = written.ok() ? Superseded(t, next.attempt) : StatusOr<bool>(false);
     std::lock_guard<std::mutex> lock(mu_);
     auto it = held_.find(t);
     if (it == held_.end()) continue;  // completed meanwhile
-    if (written.ok()) {
+    if (written.ok() && superseded.ok() && !*superseded) {
       it->second.record = next;
       it->second.generation = *written;
       it->second.renewed_at_ms = NowMs();
-    } else if (written.status().Is(StatusCode::kFailedPrecondition) ||
+    } else if ((written.ok() && superseded.ok()) ||
+               written.status().Is(StatusCode::kFailedPrecondition) ||
                written.status().Is(StatusCode::kNotFound)) {
       it->second.lost = true;
       LogWarning("task " + std::to_string(t) + ": lease lost to another worker; abandoning it");
     } else {
+      if (written.ok()) {
+        it->second.record = next;
+        it->second.generation = *written;
+      }
       if (NowMs() >= it->second.record.expires_at_ms) it->second.lost = true;
-      if (first_error.ok()) first_error = written.status();
+      const Status& error = written.ok() ? superseded.status() : written.status();
+      if (first_error.ok()) first_error = error;
     }
   }
   return first_error;
 }
 
 Status Ledger::CheckStillHolder(uint64_t task) {
-  std::string generation;
+  uint32_t attempt = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = held_.find(task);
     if (it == held_.end() || it->second.lost) {
       return Status::FailedPrecondition("lease of task " + std::to_string(task) + " was lost");
     }
-    generation = it->second.generation;
-    counters_.lease_reads += 2;  // the lease and the done record
+    attempt = it->second.record.attempt;
+    ++counters_.lease_reads;  // the done record; Superseded counts the lease
   }
-  TM_ASSIGN_OR_RETURN(auto current, store_->ReadVersioned(paths_.Lease(task)));
-  if (current.generation != generation) {
+  TM_ASSIGN_OR_RETURN(bool superseded, Superseded(task, attempt));
+  if (superseded) {
     std::lock_guard<std::mutex> lock(mu_);
     held_[task].lost = true;
     return Status::FailedPrecondition("lease of task " + std::to_string(task) +
@@ -426,21 +458,21 @@ Status Ledger::Fail(uint64_t task, const ErrorRecord& error, bool* failed_for_go
       std::lock_guard<std::mutex> lock(mu_);
       held_.erase(task);
     }
-    return MarkFailed(task,
-                      "failed " + std::to_string(next.failures) + " attempts; last: " +
-                          error.message,
-                      h.generation, next);
+    TM_RETURN_IF_ERROR(RecordFailed(
+        task, "failed " + std::to_string(next.failures) + " attempts; last: " + error.message,
+        next));
+    next.state = LeaseState::kFailed;
+  } else {
+    next.state = LeaseState::kReleased;
   }
-  next.state = LeaseState::kReleased;
   next.expires_at_ms = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    next.seq = std::max(next.seq, seq_) + 1;
-    seq_ = next.seq;
+    next.seq = NextSeq(next.seq);
     held_.erase(task);
-    held_by_others_.insert(task);
+    if (next.state == LeaseState::kReleased) held_by_others_[task] = next.attempt;
   }
-  auto written = WriteLease(task, next, h.generation);
+  auto written = WriteOwnLease(task, next, h.generation);
   if (!written.ok() && !written.status().Is(StatusCode::kFailedPrecondition)) {
     return written.status();
   }
@@ -463,10 +495,9 @@ Status Ledger::Release(uint64_t task) {
   next.expires_at_ms = 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    next.seq = std::max(next.seq, seq_) + 1;
-    seq_ = next.seq;
+    next.seq = NextSeq(next.seq);
   }
-  auto written = WriteLease(task, next, h.generation);
+  auto written = WriteOwnLease(task, next, h.generation);
   if (!written.ok() && !written.status().Is(StatusCode::kFailedPrecondition)) {
     return written.status();
   }

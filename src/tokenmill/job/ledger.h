@@ -1,5 +1,8 @@
 // Ledger: one worker's side of the job-store protocol (docs/protocol.md): claiming tasks with
 // leases, renewing and releasing them, and recording results, failures and heartbeats.
+// Every decision between workers is a create-if-absent (the first claim of a task, each takeover
+// as the next attempt's lease key, done and failed records): the one conditional write that all
+// stores, Ceph RGW included, perform atomically.
 //
 // Thread-safety: thread-safe. Worker threads call Acquire / Complete / Fail / Release; a renewal
 // thread calls RenewDue.
@@ -64,7 +67,7 @@ class Ledger {
   // True if the lease of `task` was lost (taken over); the task must be abandoned.
   bool Lost(uint64_t task) const;
 
-  // Fencing before publishing: the lease is still ours (by generation) and no done record exists.
+  // Fencing before publishing: no later attempt's lease exists and no done record exists.
   // Returns FailedPrecondition if not.
   Status CheckStillHolder(uint64_t task);
 
@@ -94,16 +97,23 @@ class Ledger {
   };
 
   Status Refresh();
-  // Tries to take over `task` whose lease was read as (record, generation).
-  StatusOr<bool> TryTakeover(uint64_t task, const LeaseRecord& record,
-                             const std::string& generation);
+  // Tries to take over `task` whose latest lease (attempt record.attempt) was read as `record`.
+  StatusOr<bool> TryTakeover(uint64_t task, const LeaseRecord& record);
   StatusOr<bool> TryCreate(uint64_t task);
+  // Creates the lease key of record.attempt (create-if-absent; resolves unknown outcomes).
+  // Returns its generation, or AlreadyExists when another worker created that attempt first.
+  StatusOr<std::string> CreateLease(uint64_t task, const LeaseRecord& record);
+  // Rewrites this worker's own lease key (attempt record.attempt) from `generation`. Only the
+  // holder of an attempt ever writes its key, so the compare-and-swap never races.
+  StatusOr<std::string> WriteOwnLease(uint64_t task, const LeaseRecord& record,
+                                      const std::string& generation);
   // Resolves an UnknownOutcome of a conditional write of `body` to `url`.
   StatusOr<std::string> ResolveUnknown(const std::string& url, const std::string& body);
-  Status MarkFailed(uint64_t task, const std::string& reason, const std::string& generation,
-                    LeaseRecord record);
-  StatusOr<std::string> WriteLease(uint64_t task, const LeaseRecord& record,
-                                   const std::string& generation);  // CAS, resolves unknowns
+  // Creates failed/T.json and counts the task as failed.
+  Status RecordFailed(uint64_t task, const std::string& reason, const LeaseRecord& record);
+  // True if the attempt after `attempt` exists, i.e. the lease was taken over.
+  StatusOr<bool> Superseded(uint64_t task, uint32_t attempt);
+  uint64_t NextSeq(uint64_t at_least);  // requires mu_
 
   Storage* store_;
   StorePaths paths_;
@@ -113,7 +123,8 @@ class Ledger {
 
   mutable std::mutex mu_;
   std::vector<uint64_t> free_;   // believed free (no lease)
-  std::set<uint64_t> held_by_others_;  // lease exists, no done / failed record seen
+  // Lease exists, no done / failed record seen: task -> latest attempt seen.
+  std::map<uint64_t, uint32_t> held_by_others_;
   std::set<uint64_t> finished_;  // done or failed
   uint64_t done_count_ = 0;
   uint64_t failed_count_ = 0;

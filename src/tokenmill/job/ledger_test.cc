@@ -92,6 +92,70 @@ TEST_F(LedgerTest, ExpiredLeaseIsTakenOverAndTheOldHolderIsFenced) {
   EXPECT_EQ(*c.Acquire(&t, &attempt), Ledger::Outcome::kAllDone);
 }
 
+TEST_F(LedgerTest, EachAttemptHasItsOwnLeaseKey) {
+  LedgerOptions o;
+  o.lease_seconds = 1;
+  Ledger a = Make("a", 1, o);
+  Ledger b = Make("b", 1, o);
+  uint64_t t;
+  uint32_t attempt;
+  ASSERT_EQ(*a.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);
+  EXPECT_TRUE(store_->Stat(root_ + "/job/leases/000000-0001").ok());
+  EXPECT_EQ(store_->Stat(root_ + "/job/leases/000000-0002").status().code(),
+            StatusCode::kNotFound);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  ASSERT_EQ(*b.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);
+  EXPECT_EQ(attempt, 2u);
+  auto taken = store_->Read(root_ + "/job/leases/000000-0002");
+  ASSERT_TRUE(taken.ok());
+  auto rec = LeaseRecordFromJson(*taken);
+  ASSERT_TRUE(rec.ok());
+  EXPECT_EQ(rec->holder, "b");
+  EXPECT_EQ(rec->attempt, 2u);
+  EXPECT_EQ(rec->expiries, 1u);
+  // The old holder still finds its own key, and sees the next one: it is fenced.
+  EXPECT_EQ(a.CheckStillHolder(0).code(), StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(a.Lost(0));
+  ASSERT_TRUE(b.RenewDue().ok());
+  EXPECT_FALSE(b.Lost(0));
+}
+
+TEST_F(LedgerTest, ConcurrentTakeoversHaveExactlyOneWinner) {
+  LedgerOptions o;
+  o.lease_seconds = 1;
+  for (int round = 0; round < 5; ++round) {
+    const std::string job = root_ + "/race-" + std::to_string(round);
+    Ledger dead(store_, StorePaths(job), 1, "dead", o);
+    uint64_t t;
+    uint32_t attempt;
+    ASSERT_EQ(*dead.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    constexpr int kRacers = 12;
+    std::atomic<int> ready{0};
+    std::atomic<int> winners{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kRacers; ++i) {
+      threads.emplace_back([&, i] {
+        Ledger l(store_, StorePaths(job), 1, "racer" + std::to_string(i), o);
+        ++ready;
+        while (ready.load() < kRacers) std::this_thread::yield();
+        uint64_t task;
+        uint32_t att;
+        auto r = l.Acquire(&task, &att);
+        ASSERT_TRUE(r.ok()) << r.status().ToString();
+        if (*r == Ledger::Outcome::kClaimed) {
+          EXPECT_EQ(att, 2u);
+          ++winners;
+        } else {
+          EXPECT_EQ(*r, Ledger::Outcome::kWait);
+        }
+      });
+    }
+    for (auto& th : threads) th.join();
+    EXPECT_EQ(winners.load(), 1) << "round " << round;
+  }
+}
+
 TEST_F(LedgerTest, RenewalKeepsTheLease) {
   LedgerOptions o;
   o.lease_seconds = 3;

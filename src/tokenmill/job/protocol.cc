@@ -63,7 +63,9 @@ std::string StorePaths::TokenizerFile(std::string_view role, std::string_view na
   return root_ + "/tokenizer/" + std::string(role) + "-" + std::string(name);
 }
 std::string StorePaths::LeasesPrefix() const { return root_ + "/leases/"; }
-std::string StorePaths::Lease(uint64_t t) const { return LeasesPrefix() + Num(t, 6); }
+std::string StorePaths::Lease(uint64_t t, uint32_t a) const {
+  return LeasesPrefix() + Num(t, 6) + "-" + Num(a, 4);
+}
 std::string StorePaths::DonePrefix() const { return root_ + "/done/"; }
 std::string StorePaths::Done(uint64_t t) const { return DonePrefix() + Num(t, 6) + ".json"; }
 std::string StorePaths::ErrorsPrefix() const { return root_ + "/errors/"; }
@@ -88,6 +90,21 @@ int64_t StorePaths::TaskFromLocation(std::string_view location) {
     ++i;
   }
   if (i == 0) return -1;
+  return v;
+}
+
+int64_t StorePaths::AttemptFromLocation(std::string_view location) {
+  const size_t slash = location.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? location : location.substr(slash + 1);
+  const size_t dash = name.find('-');
+  if (dash == std::string_view::npos || dash == 0) return -1;
+  size_t i = dash + 1;
+  int64_t v = 0;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9' && v < (int64_t{1} << 40)) {
+    v = v * 10 + (name[i] - '0');
+    ++i;
+  }
+  if (i == dash + 1) return -1;
   return v;
 }
 

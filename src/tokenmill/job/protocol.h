@@ -13,8 +13,9 @@
 namespace tokenmill {
 
 // Changes whenever the bytes of any output could change for the same job (tokenizer rules,
-// builders, writers, the PRNG). Workers refuse jobs planned with another value.
-inline constexpr int kDataFormatVersion = 1;
+// builders, writers, the PRNG) or the job-store layout changes (2: one lease key per attempt).
+// Workers refuse jobs planned with another value.
+inline constexpr int kDataFormatVersion = 2;
 
 // Where each record lives under the store root.
 class StorePaths {
@@ -25,7 +26,9 @@ class StorePaths {
   std::string Tasks() const;
   std::string TokenizerFile(std::string_view role, std::string_view name) const;
   std::string LeasesPrefix() const;
-  std::string Lease(uint64_t task) const;
+  // The lease of one attempt at a task; attempt 1 is the first claim, each takeover creates the
+  // next one.
+  std::string Lease(uint64_t task, uint32_t attempt) const;
   std::string DonePrefix() const;
   std::string Done(uint64_t task) const;
   std::string ErrorsPrefix() const;
@@ -38,6 +41,8 @@ class StorePaths {
 
   // The task number at the end of a lease / done / failed / error location, or -1.
   static int64_t TaskFromLocation(std::string_view location);
+  // The attempt number of a lease or error location ("<task>-<attempt>"), or -1.
+  static int64_t AttemptFromLocation(std::string_view location);
 
  private:
   std::string root_;

@@ -7,10 +7,18 @@ namespace {
 
 TEST(StorePaths, LayoutAndTaskNumbers) {
   StorePaths p("s3://b/job");
-  EXPECT_EQ(p.Lease(7), "s3://b/job/leases/000007");
+  EXPECT_EQ(p.Lease(7, 1), "s3://b/job/leases/000007-0001");
+  EXPECT_EQ(p.Lease(7, 12345), "s3://b/job/leases/000007-12345");
   EXPECT_EQ(p.Done(123456), "s3://b/job/done/123456.json");
   EXPECT_EQ(p.Error(3, 2), "s3://b/job/errors/000003-002.json");
-  EXPECT_EQ(StorePaths::TaskFromLocation(p.Lease(42)), 42);
+  EXPECT_EQ(StorePaths::TaskFromLocation(p.Lease(42, 3)), 42);
+  EXPECT_EQ(StorePaths::TaskFromLocation(p.Lease(1234567, 3)), 1234567);
+  EXPECT_EQ(StorePaths::AttemptFromLocation(p.Lease(42, 3)), 3);
+  EXPECT_EQ(StorePaths::AttemptFromLocation(p.Lease(42, 12345)), 12345);
+  EXPECT_EQ(StorePaths::AttemptFromLocation(p.Error(5, 2)), 2);
+  EXPECT_EQ(StorePaths::AttemptFromLocation("/x/leases/000042"), -1);
+  EXPECT_EQ(StorePaths::AttemptFromLocation("/x/leases/000042-"), -1);
+  EXPECT_EQ(StorePaths::AttemptFromLocation("/x/leases/-7"), -1);
   EXPECT_EQ(StorePaths::TaskFromLocation(p.Done(9)), 9);
   EXPECT_EQ(StorePaths::TaskFromLocation(p.Error(5, 1)), 5);
   EXPECT_EQ(StorePaths::TaskFromLocation("/x/leases/abc"), -1);
