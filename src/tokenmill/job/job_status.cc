@@ -25,10 +25,14 @@ std::string FormatDuration(double seconds) {
 
 std::string FormatCount(double v) {
   char buf[32];
-  if (v >= 1e9) std::snprintf(buf, sizeof(buf), "%.2f G", v / 1e9);
-  else if (v >= 1e6) std::snprintf(buf, sizeof(buf), "%.2f M", v / 1e6);
-  else if (v >= 1e3) std::snprintf(buf, sizeof(buf), "%.1f k", v / 1e3);
-  else std::snprintf(buf, sizeof(buf), "%.0f ", v);
+  if (v >= 1e9)
+    std::snprintf(buf, sizeof(buf), "%.2f G", v / 1e9);
+  else if (v >= 1e6)
+    std::snprintf(buf, sizeof(buf), "%.2f M", v / 1e6);
+  else if (v >= 1e3)
+    std::snprintf(buf, sizeof(buf), "%.1f k", v / 1e3);
+  else
+    std::snprintf(buf, sizeof(buf), "%.0f ", v);
   return buf;
 }
 
@@ -159,8 +163,8 @@ std::string FormatStatusText(const JobStatus& s) {
                 (unsigned long long)s.stats.examples, (unsigned long long)s.stats.unk_tokens,
                 (unsigned long long)s.stats.dropped_bytes);
   out += buf;
-  std::snprintf(buf, sizeof(buf), "speed: %s/s, ETA %s\n",
-                FormatBytes(s.throughput_bps).c_str(), FormatDuration(s.eta_seconds).c_str());
+  std::snprintf(buf, sizeof(buf), "speed: %s/s, ETA %s\n", FormatBytes(s.throughput_bps).c_str(),
+                FormatDuration(s.eta_seconds).c_str());
   out += buf;
   std::snprintf(buf, sizeof(buf), "workers: %u live, %zu seen, %llu storage retries\n",
                 s.live_workers, s.workers.size(), (unsigned long long)s.retries);
@@ -178,8 +182,11 @@ std::string FormatStatusText(const JobStatus& s) {
 std::string FormatStatusJson(const JobStatus& s) {
   nlohmann::json j;
   j["store"] = s.store;
-  j["tasks"] = {{"total", s.total}, {"pending", s.pending}, {"leased", s.leased},
-                {"done", s.done},   {"failed", s.failed}};
+  j["tasks"] = {{"total", s.total},
+                {"pending", s.pending},
+                {"leased", s.leased},
+                {"done", s.done},
+                {"failed", s.failed}};
   j["documents"] = s.stats.documents;
   j["lines"] = s.stats.lines;
   j["tokens"] = s.stats.tokens;

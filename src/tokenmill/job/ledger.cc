@@ -166,8 +166,11 @@ StatusOr<bool> Ledger::TryTakeover(uint64_t task, const LeaseRecord& record) {
 }
 
 Status Ledger::RecordFailed(uint64_t task, const std::string& reason, const LeaseRecord& record) {
-  nlohmann::json failed = {{"task", task}, {"reason", reason}, {"holder", holder_},
-                           {"failures", record.failures}, {"expiries", record.expiries}};
+  nlohmann::json failed = {{"task", task},
+                           {"reason", reason},
+                           {"holder", holder_},
+                           {"failures", record.failures},
+                           {"expiries", record.expiries}};
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++counters_.records;
@@ -189,14 +192,14 @@ Status Ledger::Refresh() {
   auto list = [&](const std::string& prefix) -> StatusOr<std::vector<ObjectInfo>> {
     auto objects = store_->List(prefix);
     std::lock_guard<std::mutex> lock(mu_);
-    counters_.listings += objects.ok() ? 1 + (objects->size() > 0 ? (objects->size() - 1) / 1000 : 0)
-                                       : 1;
+    counters_.listings +=
+        objects.ok() ? 1 + (objects->size() > 0 ? (objects->size() - 1) / 1000 : 0) : 1;
     return objects;
   };
   TM_ASSIGN_OR_RETURN(auto leases, list(paths_.LeasesPrefix()));
   TM_ASSIGN_OR_RETURN(auto done, list(paths_.DonePrefix()));
   TM_ASSIGN_OR_RETURN(auto failed, list(paths_.FailedPrefix()));
-  std::vector<char> state(task_count_, 0);  // 0 free, 1 leased, 2 done, 3 failed
+  std::vector<char> state(task_count_, 0);       // 0 free, 1 leased, 2 done, 3 failed
   std::vector<uint32_t> latest(task_count_, 0);  // the latest attempt's lease seen
   auto mark = [&](const std::vector<ObjectInfo>& objects, char value) {
     for (const auto& o : objects) {

@@ -39,9 +39,9 @@ struct LedgerCounters {
   uint64_t claims = 0;           // create-if-absent and takeover attempts
   uint64_t claim_conflicts = 0;  // claims that found the task taken
   uint64_t renewals = 0;
-  uint64_t records = 0;          // done, error, failed records and lease state changes
-  uint64_t listings = 0;         // list requests, one per page of 1000 keys
-  uint64_t lease_reads = 0;      // reads of leases and done records (probes, fencing)
+  uint64_t records = 0;      // done, error, failed records and lease state changes
+  uint64_t listings = 0;     // list requests, one per page of 1000 keys
+  uint64_t lease_reads = 0;  // reads of leases and done records (probes, fencing)
 };
 
 class Ledger {
@@ -122,7 +122,7 @@ class Ledger {
   const LedgerOptions options_;
 
   mutable std::mutex mu_;
-  std::vector<uint64_t> free_;   // believed free (no lease)
+  std::vector<uint64_t> free_;  // believed free (no lease)
   // Lease exists, no done / failed record seen: task -> latest attempt seen.
   std::map<uint64_t, uint32_t> held_by_others_;
   std::set<uint64_t> finished_;  // done or failed

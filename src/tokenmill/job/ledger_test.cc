@@ -101,8 +101,7 @@ TEST_F(LedgerTest, EachAttemptHasItsOwnLeaseKey) {
   uint32_t attempt;
   ASSERT_EQ(*a.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);
   EXPECT_TRUE(store_->Stat(root_ + "/job/leases/000000-0001").ok());
-  EXPECT_EQ(store_->Stat(root_ + "/job/leases/000000-0002").status().code(),
-            StatusCode::kNotFound);
+  EXPECT_EQ(store_->Stat(root_ + "/job/leases/000000-0002").status().code(), StatusCode::kNotFound);
   std::this_thread::sleep_for(std::chrono::milliseconds(1200));
   ASSERT_EQ(*b.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);
   EXPECT_EQ(attempt, 2u);
@@ -246,8 +245,10 @@ TEST_F(LedgerTest, ConcurrentLedgersNeverDoubleATask) {
           claimed.insert(t);
         }
         Status s = l.Complete(t, Done(t));
-        if (s.ok()) ++completed;
-        else if (s.Is(StatusCode::kAlreadyExists)) ++doubled;
+        if (s.ok())
+          ++completed;
+        else if (s.Is(StatusCode::kAlreadyExists))
+          ++doubled;
       }
     });
   }

@@ -52,8 +52,8 @@ struct TaskDef {
   uint64_t id = 0;
   std::string url;
   uint64_t begin = 0;
-  uint64_t end = 0;  // exclusive; for compressed inputs: the object's size
-  uint64_t size = 0; // the object's size
+  uint64_t end = 0;   // exclusive; for compressed inputs: the object's size
+  uint64_t size = 0;  // the object's size
   bool compressed = false;
 };
 
