@@ -23,40 +23,40 @@ class CountingStorage::CountingStream : public ReadStream {
 
 void CountingStorage::AddRetries(uint64_t before) {
   uint64_t after = base_->counters().retries;
-  if (after > before) retries_.fetch_add(after - before, std::memory_order_relaxed);
+  if (after > before) counts_.retries.fetch_add(after - before, std::memory_order_relaxed);
 }
 
 StatusOr<std::string> CountingStorage::Read(std::string_view url, uint64_t offset,
                                             uint64_t length) {
-  reads_.fetch_add(1, std::memory_order_relaxed);
+  counts_.reads.fetch_add(1, std::memory_order_relaxed);
   uint64_t before = base_->counters().retries;
   StatusOr<std::string> r = base_->Read(url, offset, length);
   AddRetries(before);
-  if (r.ok()) bytes_read_.fetch_add(r->size(), std::memory_order_relaxed);
+  if (r.ok()) counts_.bytes_read.fetch_add(r->size(), std::memory_order_relaxed);
   return r;
 }
 
 StatusOr<VersionedData> CountingStorage::ReadVersioned(std::string_view url) {
-  reads_.fetch_add(1, std::memory_order_relaxed);
+  counts_.reads.fetch_add(1, std::memory_order_relaxed);
   uint64_t before = base_->counters().retries;
   StatusOr<VersionedData> r = base_->ReadVersioned(url);
   AddRetries(before);
-  if (r.ok()) bytes_read_.fetch_add(r->data.size(), std::memory_order_relaxed);
+  if (r.ok()) counts_.bytes_read.fetch_add(r->data.size(), std::memory_order_relaxed);
   return r;
 }
 
 StatusOr<std::unique_ptr<ReadStream>> CountingStorage::OpenRead(std::string_view url,
                                                                 uint64_t offset, uint64_t length) {
-  reads_.fetch_add(1, std::memory_order_relaxed);
+  counts_.reads.fetch_add(1, std::memory_order_relaxed);
   uint64_t before = base_->counters().retries;
   StatusOr<std::unique_ptr<ReadStream>> r = base_->OpenRead(url, offset, length);
   AddRetries(before);
   if (!r.ok()) return r.status();
-  return std::unique_ptr<ReadStream>(new CountingStream(std::move(r).value(), &bytes_read_));
+  return std::unique_ptr<ReadStream>(new CountingStream(std::move(r).value(), &counts_.bytes_read));
 }
 
 StatusOr<ObjectInfo> CountingStorage::Stat(std::string_view url) {
-  reads_.fetch_add(1, std::memory_order_relaxed);
+  counts_.reads.fetch_add(1, std::memory_order_relaxed);
   uint64_t before = base_->counters().retries;
   StatusOr<ObjectInfo> r = base_->Stat(url);
   AddRetries(before);
@@ -64,46 +64,46 @@ StatusOr<ObjectInfo> CountingStorage::Stat(std::string_view url) {
 }
 
 Status CountingStorage::Write(std::string_view url, std::string_view data) {
-  writes_.fetch_add(1, std::memory_order_relaxed);
+  counts_.writes.fetch_add(1, std::memory_order_relaxed);
   uint64_t before = base_->counters().retries;
   Status s = base_->Write(url, data);
   AddRetries(before);
-  if (s.ok()) bytes_written_.fetch_add(data.size(), std::memory_order_relaxed);
+  if (s.ok()) counts_.bytes_written.fetch_add(data.size(), std::memory_order_relaxed);
   return s;
 }
 
 Status CountingStorage::WriteFile(std::string_view url, const std::string& local_path) {
-  writes_.fetch_add(1, std::memory_order_relaxed);
+  counts_.writes.fetch_add(1, std::memory_order_relaxed);
   struct stat st;
   uint64_t size = ::stat(local_path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   uint64_t before = base_->counters().retries;
   Status s = base_->WriteFile(url, local_path);
   AddRetries(before);
-  if (s.ok()) bytes_written_.fetch_add(size, std::memory_order_relaxed);
+  if (s.ok()) counts_.bytes_written.fetch_add(size, std::memory_order_relaxed);
   return s;
 }
 
 StatusOr<std::string> CountingStorage::CreateIfAbsent(std::string_view url, std::string_view data) {
-  creates_.fetch_add(1, std::memory_order_relaxed);
+  counts_.creates.fetch_add(1, std::memory_order_relaxed);
   uint64_t before = base_->counters().retries;
   StatusOr<std::string> r = base_->CreateIfAbsent(url, data);
   AddRetries(before);
-  if (r.ok()) bytes_written_.fetch_add(data.size(), std::memory_order_relaxed);
+  if (r.ok()) counts_.bytes_written.fetch_add(data.size(), std::memory_order_relaxed);
   return r;
 }
 
 StatusOr<std::string> CountingStorage::CompareAndSwap(std::string_view url, std::string_view data,
                                                       std::string_view expected_generation) {
-  cas_.fetch_add(1, std::memory_order_relaxed);
+  counts_.cas.fetch_add(1, std::memory_order_relaxed);
   uint64_t before = base_->counters().retries;
   StatusOr<std::string> r = base_->CompareAndSwap(url, data, expected_generation);
   AddRetries(before);
-  if (r.ok()) bytes_written_.fetch_add(data.size(), std::memory_order_relaxed);
+  if (r.ok()) counts_.bytes_written.fetch_add(data.size(), std::memory_order_relaxed);
   return r;
 }
 
 StatusOr<std::vector<ObjectInfo>> CountingStorage::List(std::string_view prefix) {
-  lists_.fetch_add(1, std::memory_order_relaxed);
+  counts_.lists.fetch_add(1, std::memory_order_relaxed);
   uint64_t before = base_->counters().retries;
   StatusOr<std::vector<ObjectInfo>> r = base_->List(prefix);
   AddRetries(before);
@@ -111,32 +111,15 @@ StatusOr<std::vector<ObjectInfo>> CountingStorage::List(std::string_view prefix)
 }
 
 Status CountingStorage::Delete(std::string_view url) {
-  deletes_.fetch_add(1, std::memory_order_relaxed);
+  counts_.deletes.fetch_add(1, std::memory_order_relaxed);
   uint64_t before = base_->counters().retries;
   Status s = base_->Delete(url);
   AddRetries(before);
   return s;
 }
 
-StorageCounters CountingStorage::counters() const {
-  StorageCounters c;
-  c.reads = reads_.load();
-  c.writes = writes_.load();
-  c.creates = creates_.load();
-  c.cas = cas_.load();
-  c.lists = lists_.load();
-  c.deletes = deletes_.load();
-  c.retries = retries_.load();
-  c.bytes_read = bytes_read_.load();
-  c.bytes_written = bytes_written_.load();
-  return c;
-}
+StorageCounters CountingStorage::counters() const { return counts_.Snapshot(); }
 
-void CountingStorage::ResetCounters() {
-  for (auto* c : {&reads_, &writes_, &creates_, &cas_, &lists_, &deletes_, &retries_, &bytes_read_,
-                  &bytes_written_}) {
-    c->store(0);
-  }
-}
+void CountingStorage::ResetCounters() { counts_.Reset(); }
 
 }  // namespace tokenmill

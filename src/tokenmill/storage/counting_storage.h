@@ -47,8 +47,7 @@ class CountingStorage : public Storage {
   void AddRetries(uint64_t before);
 
   Storage* const base_;
-  std::atomic<uint64_t> reads_{0}, writes_{0}, creates_{0}, cas_{0}, lists_{0}, deletes_{0},
-      retries_{0}, bytes_read_{0}, bytes_written_{0};
+  AtomicStorageCounters counts_;
 };
 
 }  // namespace tokenmill

@@ -161,13 +161,13 @@ StatusOr<std::string> GcsStorage::ConditionalWrite(std::string_view op, std::str
 }
 
 StatusOr<std::string> GcsStorage::CreateIfAbsent(std::string_view url, std::string_view data) {
-  creates_.fetch_add(1, std::memory_order_relaxed);
+  counts_.creates.fetch_add(1, std::memory_order_relaxed);
   return ConditionalWrite("PUT x-goog-if-generation-match: 0", url, data, "0");
 }
 
 StatusOr<std::string> GcsStorage::CompareAndSwap(std::string_view url, std::string_view data,
                                                  std::string_view expected_generation) {
-  cas_.fetch_add(1, std::memory_order_relaxed);
+  counts_.cas.fetch_add(1, std::memory_order_relaxed);
   std::string match(expected_generation);
   if (match.empty() || match == "0" || match.find_first_not_of("0123456789") != std::string::npos) {
     return Status::FailedPrecondition("CompareAndSwap " + std::string(url) + ": '" + match +

@@ -681,17 +681,6 @@ Status LocalStorage::Delete(std::string_view url) {
   return Status::Unavailable("cannot delete " + path + ": it changed too often");
 }
 
-StorageCounters LocalStorage::counters() const {
-  StorageCounters c;
-  c.reads = counters_.reads.load();
-  c.writes = counters_.writes.load();
-  c.creates = counters_.creates.load();
-  c.cas = counters_.cas.load();
-  c.lists = counters_.lists.load();
-  c.deletes = counters_.deletes.load();
-  c.bytes_read = counters_.bytes_read.load();
-  c.bytes_written = counters_.bytes_written.load();
-  return c;
-}
+StorageCounters LocalStorage::counters() const { return counters_.Snapshot(); }
 
 }  // namespace tokenmill

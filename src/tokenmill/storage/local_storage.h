@@ -51,11 +51,7 @@ class LocalStorage : public Storage {
   StorageCounters counters() const override;
 
  private:
-  struct Counters {
-    std::atomic<uint64_t> reads{0}, writes{0}, creates{0}, cas{0}, lists{0}, deletes{0},
-        bytes_read{0}, bytes_written{0};
-  };
-  Counters counters_;
+  AtomicStorageCounters counters_;
 };
 
 // The local path of a location: "file:///a/b" -> "/a/b"; plain paths are returned unchanged.

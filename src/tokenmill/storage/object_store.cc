@@ -115,10 +115,10 @@ StatusOr<HttpRequest> ObjectStore::NewRequest(
 }
 
 StatusOr<HttpResponse> ObjectStore::SendRetrying(HttpRequest request) {
-  StatusOr<HttpResponse> r = http_.Send(request, &retries_);
+  StatusOr<HttpResponse> r = http_.Send(request, &counts_.retries);
   if (r.ok() && r->status == 401 && RefreshAuthorization(&request)) {
     CountRetry();
-    r = http_.Send(request, &retries_);
+    r = http_.Send(request, &counts_.retries);
   }
   return r;
 }
@@ -205,12 +205,12 @@ StatusOr<ObjectStore::Chunk> ObjectStore::GetRange(const Location& loc, uint64_t
   } else {
     return ErrorFor("GET", UrlOf(loc), r);
   }
-  bytes_read_.fetch_add(chunk.data.size(), std::memory_order_relaxed);
+  counts_.bytes_read.fetch_add(chunk.data.size(), std::memory_order_relaxed);
   return chunk;
 }
 
 StatusOr<std::string> ObjectStore::Read(std::string_view url, uint64_t offset, uint64_t length) {
-  reads_.fetch_add(1, std::memory_order_relaxed);
+  counts_.reads.fetch_add(1, std::memory_order_relaxed);
   TM_ASSIGN_OR_RETURN(Location loc, Parse(url, false));
   if (length == 0) return std::string();
   TM_ASSIGN_OR_RETURN(Chunk chunk, GetRange(loc, offset, length, ""));
@@ -218,12 +218,12 @@ StatusOr<std::string> ObjectStore::Read(std::string_view url, uint64_t offset, u
 }
 
 StatusOr<VersionedData> ObjectStore::ReadVersioned(std::string_view url) {
-  reads_.fetch_add(1, std::memory_order_relaxed);
+  counts_.reads.fetch_add(1, std::memory_order_relaxed);
   TM_ASSIGN_OR_RETURN(Location loc, Parse(url, false));
   TM_ASSIGN_OR_RETURN(HttpRequest req, NewRequest("GET", loc, {}, {}));
   TM_ASSIGN_OR_RETURN(HttpResponse r, SendRetrying(req));
   if (r.status != 200) return ErrorFor("GET", url, r);
-  bytes_read_.fetch_add(r.body.size(), std::memory_order_relaxed);
+  counts_.bytes_read.fetch_add(r.body.size(), std::memory_order_relaxed);
   VersionedData out;
   out.generation = GenerationOf(r);
   out.data = std::move(r.body);
@@ -231,7 +231,7 @@ StatusOr<VersionedData> ObjectStore::ReadVersioned(std::string_view url) {
 }
 
 StatusOr<ObjectInfo> ObjectStore::Stat(std::string_view url) {
-  reads_.fetch_add(1, std::memory_order_relaxed);
+  counts_.reads.fetch_add(1, std::memory_order_relaxed);
   TM_ASSIGN_OR_RETURN(Location loc, Parse(url, false));
   TM_ASSIGN_OR_RETURN(HttpRequest req, NewRequest("HEAD", loc, {}, {}));
   TM_ASSIGN_OR_RETURN(HttpResponse r, SendRetrying(req));
@@ -312,7 +312,7 @@ class ObjectStore::ChunkedReadStream : public ReadStream {
 
 StatusOr<std::unique_ptr<ReadStream>> ObjectStore::OpenRead(std::string_view url, uint64_t offset,
                                                             uint64_t length) {
-  reads_.fetch_add(1, std::memory_order_relaxed);
+  counts_.reads.fetch_add(1, std::memory_order_relaxed);
   TM_ASSIGN_OR_RETURN(Location loc, Parse(url, false));
   uint64_t first_len = std::min(length, options_.read_chunk);
   Chunk first;
@@ -390,7 +390,7 @@ Status ObjectStore::Upload(const Location& loc, std::string_view data, const std
   }
   TM_ASSIGN_OR_RETURN(HttpResponse r, SendRetrying(req));
   if (r.status != 200) return ErrorFor("PUT", UrlOf(loc), r);
-  bytes_written_.fetch_add(size, std::memory_order_relaxed);
+  counts_.bytes_written.fetch_add(size, std::memory_order_relaxed);
   return Status::Ok();
 }
 
@@ -448,7 +448,7 @@ Status ObjectStore::MultipartUpload(const Location& loc, std::string_view data,
                                " upload answered without an ETag");
         } else {
           etags[i] = r->Header("etag");
-          bytes_written_.fetch_add(len, std::memory_order_relaxed);
+          counts_.bytes_written.fetch_add(len, std::memory_order_relaxed);
         }
       }
       if (!s.ok()) {
@@ -505,13 +505,13 @@ Status ObjectStore::MultipartUpload(const Location& loc, std::string_view data,
 }
 
 Status ObjectStore::Write(std::string_view url, std::string_view data) {
-  writes_.fetch_add(1, std::memory_order_relaxed);
+  counts_.writes.fetch_add(1, std::memory_order_relaxed);
   TM_ASSIGN_OR_RETURN(Location loc, Parse(url, false));
   return Upload(loc, data, "", data.size());
 }
 
 Status ObjectStore::WriteFile(std::string_view url, const std::string& local_path) {
-  writes_.fetch_add(1, std::memory_order_relaxed);
+  counts_.writes.fetch_add(1, std::memory_order_relaxed);
   TM_ASSIGN_OR_RETURN(Location loc, Parse(url, false));
   struct stat st;
   if (::stat(local_path.c_str(), &st) != 0) {
@@ -531,7 +531,7 @@ StatusOr<std::vector<ObjectInfo>> ObjectStore::List(std::string_view prefix) {
   std::string token;
   Location bucket{loc.bucket, ""};
   while (true) {
-    lists_.fetch_add(1, std::memory_order_relaxed);
+    counts_.lists.fetch_add(1, std::memory_order_relaxed);
     std::vector<std::pair<std::string, std::string>> q = {
         {"max-keys", std::to_string(options_.list_page_size)}, {"prefix", loc.key}};
     if (UseListV2()) {
@@ -569,7 +569,7 @@ StatusOr<std::vector<ObjectInfo>> ObjectStore::List(std::string_view prefix) {
 }
 
 Status ObjectStore::Delete(std::string_view url) {
-  deletes_.fetch_add(1, std::memory_order_relaxed);
+  counts_.deletes.fetch_add(1, std::memory_order_relaxed);
   TM_ASSIGN_OR_RETURN(Location loc, Parse(url, false));
   TM_ASSIGN_OR_RETURN(HttpRequest req, NewRequest("DELETE", loc, {}, {}));
   TM_ASSIGN_OR_RETURN(HttpResponse r, SendRetrying(req));
@@ -577,18 +577,6 @@ Status ObjectStore::Delete(std::string_view url) {
   return ErrorFor("DELETE", url, r);
 }
 
-StorageCounters ObjectStore::counters() const {
-  StorageCounters c;
-  c.reads = reads_.load();
-  c.writes = writes_.load();
-  c.creates = creates_.load();
-  c.cas = cas_.load();
-  c.lists = lists_.load();
-  c.deletes = deletes_.load();
-  c.retries = retries_.load();
-  c.bytes_read = bytes_read_.load();
-  c.bytes_written = bytes_written_.load();
-  return c;
-}
+StorageCounters ObjectStore::counters() const { return counts_.Snapshot(); }
 
 }  // namespace tokenmill

@@ -125,13 +125,15 @@ class ObjectStore : public Storage {
   StatusOr<HttpResponse> ConditionalPut(const Location& loc, std::string_view data,
                                         std::vector<std::string> headers, bool* ambiguous);
 
-  void CountRetry() { retries_.fetch_add(1, std::memory_order_relaxed); }
-  void CountBytesWritten(uint64_t n) { bytes_written_.fetch_add(n, std::memory_order_relaxed); }
+  void CountRetry() { counts_.retries.fetch_add(1, std::memory_order_relaxed); }
+  void CountBytesWritten(uint64_t n) {
+    counts_.bytes_written.fetch_add(n, std::memory_order_relaxed);
+  }
 
   HttpClient& http() { return http_; }
   const std::string& service() const { return service_; }
 
-  std::atomic<uint64_t> creates_{0}, cas_{0};
+  AtomicStorageCounters counts_;
 
  private:
   class ChunkedReadStream;
@@ -153,8 +155,6 @@ class ObjectStore : public Storage {
   const std::string service_;
   const ObjectStoreOptions options_;
   HttpClient http_;
-  std::atomic<uint64_t> reads_{0}, writes_{0}, lists_{0}, deletes_{0}, retries_{0}, bytes_read_{0},
-      bytes_written_{0};
 };
 
 // Parses "bytes a-b/total" or "bytes */total"; nullopt if malformed or the total is "*".

@@ -100,7 +100,7 @@ std::string S3Storage::PinHeader(const std::string& generation) const {
 }
 
 StatusOr<std::string> S3Storage::CreateIfAbsent(std::string_view url, std::string_view data) {
-  creates_.fetch_add(1, std::memory_order_relaxed);
+  counts_.creates.fetch_add(1, std::memory_order_relaxed);
   TM_ASSIGN_OR_RETURN(Location loc, Parse(url, false));
   for (int attempt = 0;; ++attempt) {
     bool ambiguous;
@@ -132,7 +132,7 @@ StatusOr<std::string> S3Storage::CreateIfAbsent(std::string_view url, std::strin
 
 StatusOr<std::string> S3Storage::CompareAndSwap(std::string_view url, std::string_view data,
                                                 std::string_view expected_generation) {
-  cas_.fetch_add(1, std::memory_order_relaxed);
+  counts_.cas.fetch_add(1, std::memory_order_relaxed);
   TM_ASSIGN_OR_RETURN(Location loc, Parse(url, false));
   const std::string expected(UnquoteEtag(expected_generation));
   if (expected.empty()) {

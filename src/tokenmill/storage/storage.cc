@@ -32,6 +32,27 @@ std::string_view StripTrailingSlashes(std::string_view location) {
 
 }  // namespace
 
+StorageCounters AtomicStorageCounters::Snapshot() const {
+  StorageCounters c;
+  c.reads = reads.load(std::memory_order_relaxed);
+  c.writes = writes.load(std::memory_order_relaxed);
+  c.creates = creates.load(std::memory_order_relaxed);
+  c.cas = cas.load(std::memory_order_relaxed);
+  c.lists = lists.load(std::memory_order_relaxed);
+  c.deletes = deletes.load(std::memory_order_relaxed);
+  c.retries = retries.load(std::memory_order_relaxed);
+  c.bytes_read = bytes_read.load(std::memory_order_relaxed);
+  c.bytes_written = bytes_written.load(std::memory_order_relaxed);
+  return c;
+}
+
+void AtomicStorageCounters::Reset() {
+  for (std::atomic<uint64_t>* a :
+       {&reads, &writes, &creates, &cas, &lists, &deletes, &retries, &bytes_read, &bytes_written}) {
+    a->store(0, std::memory_order_relaxed);
+  }
+}
+
 bool IsUrl(std::string_view location) {
   return location.starts_with("s3://") || location.starts_with("gs://") ||
          location.starts_with("file://");

@@ -13,6 +13,7 @@
 // Thread-safety: every backend is thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -56,6 +57,15 @@ struct StorageCounters {
   uint64_t retries = 0;
   uint64_t bytes_read = 0;
   uint64_t bytes_written = 0;
+};
+
+// The counters a backend keeps, updated from any thread with relaxed atomics; a backend's
+// counters() returns Snapshot().
+struct AtomicStorageCounters {
+  std::atomic<uint64_t> reads{0}, writes{0}, creates{0}, cas{0}, lists{0}, deletes{0}, retries{0},
+      bytes_read{0}, bytes_written{0};
+  StorageCounters Snapshot() const;
+  void Reset();
 };
 
 class Storage {
