@@ -6,6 +6,7 @@
 #
 #   bench/run_bench.sh [BUILD_DIR]        (default: build; RUNS=5 runs each, median shown)
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 repo=$(cd "$(dirname "$0")/.." && pwd)
 bin=${1:-$repo/build}/tokenmill
 shared=${SHARED:-$repo/../shared}
@@ -64,7 +65,7 @@ for spec in \
       end=$(date +%s.%N)
       times+=("$(echo "$end - $start" | bc)")
     done
-    median=$(printf '%s\n' "${times[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+    median=$(median "${times[@]}")
     printf '%-34s %8s %10.2f %10.2f\n' "$name" "$w" "$median" \
       "$(echo "$text_bytes / $median / 1000000" | bc -l)"
   done

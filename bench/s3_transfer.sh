@@ -12,6 +12,7 @@
 # /tmp; downloads go to memory for tokenmill and to /dev/null for the aws CLI (neither touches the
 # disk), uploads read the same local file. Prints one line per transfer and the medians.
 set -euo pipefail
+source "$(dirname "$0")/lib.sh"
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$repo/build}
 bench=$build/src/tokenmill/storage/storage_bench
@@ -61,5 +62,5 @@ cmp "$tmp/blob" "$tmp/back" && echo "object written by tokenmill read back by aw
 echo "medians over $runs runs ($mib MiB, process start-up included):"
 for k in "upload aws s3 cp" "upload tokenmill" "download aws s3 cp" "download tokenmill"; do
   # shellcheck disable=SC2086
-  printf '  %-24s %8s MB/s\n' "$k" "$(printf '%s\n' ${results[$k]} | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
+  printf '  %-24s %8s MB/s\n' "$k" "$(median ${results[$k]})"
 done
