@@ -131,11 +131,22 @@ StatusOr<bool> Ledger::TryTakeover(uint64_t task, const LeaseRecord& record) {
     std::lock_guard<std::mutex> lock(mu_);
     next.seq = NextSeq(record.seq);
   }
-  const bool exhausted = next.expiries > options_.max_expiries;
-  if (exhausted) {
-    // The lease of the next attempt records the failure, so that no other worker runs it.
+  if (next.expiries > options_.max_expiries) {
+    // The failed record first: a worker that dies in between leaves a task that the next prober
+    // fails again, never one that nobody finishes.
+    TM_RETURN_IF_ERROR(RecordFailed(task,
+                                    "the lease expired " + std::to_string(next.expiries) +
+                                        " times (its workers were killed or froze each time); "
+                                        "max_expiries is " +
+                                        std::to_string(options_.max_expiries),
+                                    next));
     next.state = LeaseState::kFailed;
     next.expires_at_ms = 0;
+    auto created = CreateLease(task, next);
+    if (!created.ok() && !created.status().Is(StatusCode::kAlreadyExists)) {
+      return created.status();
+    }
+    return false;
   }
   auto generation = CreateLease(task, next);
   if (!generation.ok()) {
@@ -144,15 +155,6 @@ StatusOr<bool> Ledger::TryTakeover(uint64_t task, const LeaseRecord& record) {
     ++counters_.claim_conflicts;
     uint32_t& latest = held_by_others_[task];
     latest = std::max(latest, next.attempt);
-    return false;
-  }
-  if (exhausted) {
-    TM_RETURN_IF_ERROR(RecordFailed(task,
-                                    "the lease expired " + std::to_string(next.expiries) +
-                                        " times (its workers were killed or froze each time); "
-                                        "max_expiries is " +
-                                        std::to_string(options_.max_expiries),
-                                    next));
     return false;
   }
   if (expired) {
@@ -180,7 +182,7 @@ Status Ledger::RecordFailed(uint64_t task, const std::string& reason, const Leas
       !created.status().Is(StatusCode::kUnknownOutcome)) {
     return created.status();
   }
-  LogError("task " + std::to_string(task) + " failed for good: " + reason);
+  if (created.ok()) LogError("task " + std::to_string(task) + " failed for good: " + reason);
   std::lock_guard<std::mutex> lock(mu_);
   held_by_others_.erase(task);
   if (finished_.insert(task).second) ++failed_count_;
@@ -319,7 +321,13 @@ StatusOr<Ledger::Outcome> Ledger::Acquire(uint64_t* task, uint32_t* attempt) {
       auto rec = LeaseRecordFromJson(*current);
       if (!rec.ok()) return rec.status().WithContext(url);
       rec->attempt = attempt;  // the key decides, whatever the body says
-      if (rec->state == LeaseState::kFailed) continue;
+      if (rec->state == LeaseState::kFailed) {
+        // Its failed record is missing from the listing (written after it, or its writer died
+        // in between): make sure it exists, so that the job can finish.
+        TM_RETURN_IF_ERROR(RecordFailed(
+            t, "the lease of attempt " + std::to_string(attempt) + " is marked failed", *rec));
+        continue;
+      }
       const bool released = rec->state == LeaseState::kReleased;
       const bool expired = rec->state == LeaseState::kLeased && rec->expires_at_ms < NowMs();
       if (!released && !expired) continue;

@@ -219,6 +219,23 @@ TEST_F(LedgerTest, TooManyExpiriesFailTheTask) {
   EXPECT_TRUE(store_->Stat(root_ + "/job/failed/000000.json").ok());
 }
 
+TEST_F(LedgerTest, AFailedLeaseWithoutItsFailedRecordStillFinishesTheJob) {
+  // The worker that failed the task died between the lease and the failed record.
+  LeaseRecord rec;
+  rec.task = 0;
+  rec.holder = "dead";
+  rec.attempt = 2;
+  rec.state = LeaseState::kFailed;
+  rec.expiries = 11;
+  ASSERT_TRUE(store_->CreateIfAbsent(root_ + "/job/leases/000000-0001", "{}").ok());
+  ASSERT_TRUE(store_->CreateIfAbsent(root_ + "/job/leases/000000-0002", ToJson(rec)).ok());
+  Ledger b = Make("b", 1);
+  uint64_t t;
+  uint32_t attempt;
+  EXPECT_EQ(*b.Acquire(&t, &attempt), Ledger::Outcome::kAllFinished);
+  EXPECT_TRUE(store_->Stat(root_ + "/job/failed/000000.json").ok());
+}
+
 TEST_F(LedgerTest, ConcurrentLedgersNeverDoubleATask) {
   constexpr uint64_t kTasks = 300;
   constexpr int kWorkers = 8;
