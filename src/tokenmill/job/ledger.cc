@@ -37,18 +37,42 @@ bool Ledger::Lost(uint64_t task) const {
   return it == held_.end() || it->second.lost;
 }
 
-StatusOr<std::string> Ledger::ResolveUnknown(const std::string& url, const std::string& body) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++counters_.lease_reads;
+StatusOr<std::string> Ledger::CreateResolved(const std::string& url, const std::string& body) {
+  for (int attempt = 1;; ++attempt) {
+    auto created = store_->CreateIfAbsent(url, body);
+    if (created.ok() || !created.status().Is(StatusCode::kUnknownOutcome)) return created;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++counters_.lease_reads;
+    }
+    auto current = store_->ReadVersioned(url);
+    if (current.ok()) {
+      if (current->data == body) return current->generation;  // our write took effect
+      return Status::AlreadyExists(url + " was created by another worker");
+    }
+    if (!current.status().Is(StatusCode::kNotFound)) return current.status();
+    // The write did not happen; the condition protects another try.
+    if (attempt >= kResolveAttempts) return created.status();
   }
-  auto current = store_->ReadVersioned(url);
-  if (!current.ok()) {
-    if (current.status().Is(StatusCode::kNotFound)) return std::string();
-    return current.status();
+}
+
+StatusOr<std::string> Ledger::SwapResolved(const std::string& url, const std::string& body,
+                                           const std::string& generation) {
+  for (int attempt = 1;; ++attempt) {
+    auto swapped = store_->CompareAndSwap(url, body, generation);
+    if (swapped.ok() || !swapped.status().Is(StatusCode::kUnknownOutcome)) return swapped;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++counters_.lease_reads;
+    }
+    auto current = store_->ReadVersioned(url);
+    if (!current.ok()) return current.status();
+    if (current->data == body) return current->generation;  // our write took effect
+    if (current->generation != generation) {
+      return Status::FailedPrecondition(url + " changed");
+    }
+    if (attempt >= kResolveAttempts) return swapped.status();
   }
-  if (current->data == body) return current->generation;  // our write took effect
-  return std::string();
 }
 
 uint64_t Ledger::NextSeq(uint64_t at_least) {
@@ -57,34 +81,16 @@ uint64_t Ledger::NextSeq(uint64_t at_least) {
 }
 
 StatusOr<std::string> Ledger::CreateLease(uint64_t task, const LeaseRecord& record) {
-  const std::string url = paths_.Lease(task, record.attempt);
-  const std::string body = ToJson(record);
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++counters_.claims;
   }
-  auto created = store_->CreateIfAbsent(url, body);
-  if (created.ok()) return *created;
-  if (created.status().Is(StatusCode::kUnknownOutcome)) {
-    TM_ASSIGN_OR_RETURN(std::string generation, ResolveUnknown(url, body));
-    if (!generation.empty()) return generation;
-    return Status::AlreadyExists(url + " was created by another worker");
-  }
-  return created.status();
+  return CreateResolved(paths_.Lease(task, record.attempt), ToJson(record));
 }
 
 StatusOr<std::string> Ledger::WriteOwnLease(uint64_t task, const LeaseRecord& record,
                                             const std::string& generation) {
-  const std::string url = paths_.Lease(task, record.attempt);
-  const std::string body = ToJson(record);
-  auto swapped = store_->CompareAndSwap(url, body, generation);
-  if (swapped.ok()) return *swapped;
-  if (swapped.status().Is(StatusCode::kUnknownOutcome)) {
-    TM_ASSIGN_OR_RETURN(std::string g, ResolveUnknown(url, body));
-    if (!g.empty()) return g;
-    return Status::FailedPrecondition("lease " + url + " changed");
-  }
-  return swapped.status();
+  return SwapResolved(paths_.Lease(task, record.attempt), ToJson(record), generation);
 }
 
 StatusOr<bool> Ledger::Superseded(uint64_t task, uint32_t attempt) {
@@ -425,19 +431,8 @@ Status Ledger::Complete(uint64_t task, const DoneRecord& record) {
     std::lock_guard<std::mutex> lock(mu_);
     ++counters_.records;
   }
-  const std::string url = paths_.Done(task);
-  const std::string body = ToJson(record);
-  auto created = store_->CreateIfAbsent(url, body);
-  Status result;
-  if (!created.ok()) {
-    if (created.status().Is(StatusCode::kUnknownOutcome)) {
-      auto g = ResolveUnknown(url, body);
-      if (!g.ok()) return g.status();
-      if (g->empty()) result = Status::AlreadyExists(url + " was recorded by another attempt");
-    } else {
-      result = created.status();
-    }
-  }
+  auto created = CreateResolved(paths_.Done(task), ToJson(record));
+  const Status result = created.status();
   std::lock_guard<std::mutex> lock(mu_);
   held_.erase(task);
   if (result.ok() || result.Is(StatusCode::kAlreadyExists)) {

@@ -107,8 +107,14 @@ class Ledger {
   // holder of an attempt ever writes its key, so the compare-and-swap never races.
   StatusOr<std::string> WriteOwnLease(uint64_t task, const LeaseRecord& record,
                                       const std::string& generation);
-  // Resolves an UnknownOutcome of a conditional write of `body` to `url`.
-  StatusOr<std::string> ResolveUnknown(const std::string& url, const std::string& body);
+  // Create-if-absent and compare-and-swap of `body` at `url` that resolve an UnknownOutcome (a
+  // timeout, a 5xx) by reading the object back: our body there means our write took effect;
+  // another body means we lost (AlreadyExists, FailedPrecondition); no change means the write
+  // did not happen and is tried again (the condition protects it), kResolveAttempts in all.
+  static constexpr int kResolveAttempts = 5;
+  StatusOr<std::string> CreateResolved(const std::string& url, const std::string& body);
+  StatusOr<std::string> SwapResolved(const std::string& url, const std::string& body,
+                                     const std::string& generation);
   // Creates failed/T.json and counts the task as failed.
   Status RecordFailed(uint64_t task, const std::string& reason, const LeaseRecord& record);
   // True if the attempt after `attempt` exists, i.e. the lease was taken over.

@@ -8,6 +8,8 @@
 #include <set>
 #include <thread>
 
+#include "tokenmill/storage/fault_injection_storage.h"
+
 namespace tokenmill {
 namespace {
 
@@ -274,6 +276,145 @@ TEST_F(LedgerTest, ConcurrentLedgersNeverDoubleATask) {
   EXPECT_EQ(doubled.load(), 0);
   EXPECT_EQ(claimed.size(), kTasks);
   for (uint64_t t = 0; t < kTasks; ++t) EXPECT_EQ(claimed.count(t), 1u) << t;
+}
+
+// Lost replies: the write took effect but the worker saw an unknown outcome (a timeout, a 500).
+// The ledger reads the object back and recognises its own write.
+TEST_F(LedgerTest, LostRepliesOfClaimTakeoverRenewalAndDoneAreResolvedByReadingBack) {
+  FaultInjectionStorage faulty(store_);
+  const Status lost = Status::UnknownOutcome("reply lost (test)");
+  LedgerOptions o;
+  o.lease_seconds = 3;
+  Ledger a(&faulty, StorePaths(root_ + "/job"), 1, "a", o);
+  uint64_t t;
+  uint32_t attempt;
+  int f = faulty.AddFault(
+      {.op = StorageOp::kCreateIfAbsent, .url_contains = "leases/", .status = lost, .after = true});
+  ASSERT_EQ(*a.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);
+  EXPECT_EQ(faulty.fired(f), 1u);
+  EXPECT_TRUE(a.CheckStillHolder(0).ok());
+
+  // A renewal whose reply is lost still counts as a renewal.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  f = faulty.AddFault({.op = StorageOp::kCompareAndSwap, .status = lost, .after = true});
+  ASSERT_TRUE(a.RenewDue().ok());
+  EXPECT_EQ(faulty.fired(f), 1u);
+  EXPECT_FALSE(a.Lost(0));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  ASSERT_TRUE(a.RenewDue().ok());  // from the generation the read-back found
+  EXPECT_FALSE(a.Lost(0));
+
+  // a releases; b's takeover reply is lost: b still holds attempt 2.
+  ASSERT_TRUE(a.Release(0).ok());
+  Ledger b(&faulty, StorePaths(root_ + "/job"), 1, "b", o);
+  f = faulty.AddFault({.op = StorageOp::kCreateIfAbsent,
+                       .url_contains = "leases/000000-0002",
+                       .status = lost,
+                       .after = true});
+  ASSERT_EQ(*b.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);
+  EXPECT_EQ(attempt, 2u);
+  EXPECT_EQ(faulty.fired(f), 1u);
+
+  // The done record's reply is lost: still recorded once, as b's.
+  f = faulty.AddFault(
+      {.op = StorageOp::kCreateIfAbsent, .url_contains = "done/", .status = lost, .after = true});
+  ASSERT_TRUE(b.CheckStillHolder(0).ok());
+  EXPECT_TRUE(b.Complete(0, Done(0)).ok());
+  EXPECT_EQ(faulty.fired(f), 1u);
+  EXPECT_EQ(*b.Acquire(&t, &attempt), Ledger::Outcome::kAllDone);
+}
+
+// A conditional write that never reached the store but reported an unknown outcome: the
+// read-back finds nothing, and the claim is tried again (the condition protects the retry).
+TEST_F(LedgerTest, UnknownOutcomeOfAWriteThatDidNotHappenIsTriedAgain) {
+  FaultInjectionStorage faulty(store_);
+  Ledger a(&faulty, StorePaths(root_ + "/job"), 1, "a", {});
+  uint64_t t;
+  uint32_t attempt;
+  faulty.AddFault({.op = StorageOp::kCreateIfAbsent,
+                   .url_contains = "leases/",
+                   .status = Status::UnknownOutcome("timeout (test)"),
+                   .after = false});
+  ASSERT_EQ(*a.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);  // the second try wins
+  EXPECT_EQ(faulty.calls(StorageOp::kCreateIfAbsent), 2u);
+  faulty.AddFault({.op = StorageOp::kCreateIfAbsent,
+                   .url_contains = "done/",
+                   .status = Status::UnknownOutcome("timeout (test)"),
+                   .after = false});
+  ASSERT_TRUE(a.Complete(0, Done(0)).ok());
+  EXPECT_EQ(faulty.calls(StorageOp::kCreateIfAbsent), 4u);
+  EXPECT_TRUE(store_->Stat(root_ + "/job/done/000000.json").ok());
+}
+
+// Many workers over a store that loses replies and fails requests at random: every task is done
+// exactly once, and no two workers ever hold the same task's lease at the same time.
+TEST_F(LedgerTest, RandomStoreFaultsNeverLoseOrDoubleATask) {
+  constexpr uint64_t kTasks = 60;
+  constexpr int kWorkers = 6;
+  FaultInjectionStorage faulty(store_, 42);
+  const std::vector<int> faults = {
+      faulty.AddFault({.op = StorageOp::kCreateIfAbsent,
+                       .probability = 0.1,
+                       .status = Status::UnknownOutcome("reply lost (test)"),
+                       .after = true}),
+      faulty.AddFault({.op = StorageOp::kCreateIfAbsent,
+                       .probability = 0.05,
+                       .status = Status::UnknownOutcome("timeout (test)")}),
+      faulty.AddFault({.op = StorageOp::kList,
+                       .probability = 0.1,
+                       .status = Status::Unavailable("503 Slow Down (test)")}),
+      faulty.AddFault({.op = StorageOp::kStat,
+                       .probability = 0.05,
+                       .status = Status::Unavailable("connection reset (test)")}),
+  };
+  std::mutex mu;
+  std::map<uint64_t, std::string> holding;  // task -> worker holding it now
+  std::multiset<uint64_t> completed;
+  int overlaps = 0;
+  std::vector<std::thread> threads;
+  for (int w = 0; w < kWorkers; ++w) {
+    threads.emplace_back([&, w] {
+      const std::string me = "w" + std::to_string(w);
+      Ledger l(&faulty, StorePaths(root_ + "/job"), kTasks, me, {});
+      for (int errors = 0; errors < 1000;) {
+        uint64_t t;
+        uint32_t attempt;
+        auto r = l.Acquire(&t, &attempt);
+        if (!r.ok()) {
+          ++errors;  // a failed request: the worker loop retries
+          continue;
+        }
+        if (*r == Ledger::Outcome::kAllDone) return;
+        if (*r == Ledger::Outcome::kWait) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(5));
+          continue;
+        }
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          if (!holding.emplace(t, me).second) ++overlaps;
+        }
+        Status s = l.CheckStillHolder(t);
+        while (!s.ok() && s.Is(StatusCode::kUnavailable)) s = l.CheckStillHolder(t);
+        ASSERT_TRUE(s.ok()) << s.ToString();
+        {
+          std::lock_guard<std::mutex> lock(mu);
+          holding.erase(t);
+        }
+        s = l.Complete(t, Done(t));
+        std::lock_guard<std::mutex> lock(mu);
+        if (s.ok())
+          completed.insert(t);
+        else
+          ADD_FAILURE() << me << " task " << t << ": " << s.ToString();
+      }
+      ADD_FAILURE() << me << " gave up after 1000 failed requests";
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int id : faults) EXPECT_GT(faulty.fired(id), 0u) << "fault " << id << " never fired";
+  EXPECT_EQ(overlaps, 0);
+  EXPECT_EQ(completed.size(), kTasks);
+  for (uint64_t t = 0; t < kTasks; ++t) EXPECT_EQ(completed.count(t), 1u) << t;
 }
 
 }  // namespace
