@@ -38,41 +38,21 @@ bool Ledger::Lost(uint64_t task) const {
 }
 
 StatusOr<std::string> Ledger::CreateResolved(const std::string& url, const std::string& body) {
-  for (int attempt = 1;; ++attempt) {
-    auto created = store_->CreateIfAbsent(url, body);
-    if (created.ok() || !created.status().Is(StatusCode::kUnknownOutcome)) return created;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++counters_.lease_reads;
-    }
-    auto current = store_->ReadVersioned(url);
-    if (current.ok()) {
-      if (current->data == body) return current->generation;  // our write took effect
-      return Status::AlreadyExists(url + " was created by another worker");
-    }
-    if (!current.status().Is(StatusCode::kNotFound)) return current.status();
-    // The write did not happen; the condition protects another try.
-    if (attempt >= kResolveAttempts) return created.status();
-  }
+  uint64_t read_backs = 0;
+  auto created = CreateIfAbsentResolved(*store_, url, body, kResolveAttempts, &read_backs);
+  std::lock_guard<std::mutex> lock(mu_);
+  counters_.lease_reads += read_backs;
+  return created;
 }
 
 StatusOr<std::string> Ledger::SwapResolved(const std::string& url, const std::string& body,
                                            const std::string& generation) {
-  for (int attempt = 1;; ++attempt) {
-    auto swapped = store_->CompareAndSwap(url, body, generation);
-    if (swapped.ok() || !swapped.status().Is(StatusCode::kUnknownOutcome)) return swapped;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++counters_.lease_reads;
-    }
-    auto current = store_->ReadVersioned(url);
-    if (!current.ok()) return current.status();
-    if (current->data == body) return current->generation;  // our write took effect
-    if (current->generation != generation) {
-      return Status::FailedPrecondition(url + " changed");
-    }
-    if (attempt >= kResolveAttempts) return swapped.status();
-  }
+  uint64_t read_backs = 0;
+  auto swapped =
+      CompareAndSwapResolved(*store_, url, body, generation, kResolveAttempts, &read_backs);
+  std::lock_guard<std::mutex> lock(mu_);
+  counters_.lease_reads += read_backs;
+  return swapped;
 }
 
 uint64_t Ledger::NextSeq(uint64_t at_least) {
@@ -209,24 +189,23 @@ Status Ledger::Refresh() {
   TM_ASSIGN_OR_RETURN(auto failed, list(paths_.FailedPrefix()));
   std::vector<char> state(task_count_, 0);       // 0 free, 1 leased, 2 done, 3 failed
   std::vector<uint32_t> latest(task_count_, 0);  // the latest attempt's lease seen
-  auto mark = [&](const std::vector<ObjectInfo>& objects, char value) {
-    for (const auto& o : objects) {
-      const int64_t t = StorePaths::TaskFromLocation(o.url);
-      if (t >= 0 && static_cast<uint64_t>(t) < task_count_ && state[t] < value) state[t] = value;
-    }
+  // The task a listed object belongs to, or -1 for names outside this job's tasks.
+  auto task_of = [&](const ObjectInfo& o) -> int64_t {
+    const int64_t t = StorePaths::TaskFromLocation(o.url);
+    return t >= 0 && static_cast<uint64_t>(t) < task_count_ ? t : -1;
   };
   for (const auto& o : leases) {
-    const int64_t t = StorePaths::TaskFromLocation(o.url);
+    const int64_t t = task_of(o);
     const int64_t a = StorePaths::AttemptFromLocation(o.url);
-    if (t < 0 || static_cast<uint64_t>(t) >= task_count_ || a < 1 || a > UINT32_MAX) continue;
-    if (state[t] < 1) state[t] = 1;
+    if (t < 0 || a < 1 || a > UINT32_MAX) continue;
+    state[t] = 1;
     latest[t] = std::max(latest[t], static_cast<uint32_t>(a));
   }
-  mark(failed, 3);
-  mark(done, 2);
+  for (const auto& o : failed) {
+    if (const int64_t t = task_of(o); t >= 0) state[t] = 3;
+  }
   for (const auto& o : done) {  // done wins over failed
-    const int64_t t = StorePaths::TaskFromLocation(o.url);
-    if (t >= 0 && static_cast<uint64_t>(t) < task_count_) state[t] = 2;
+    if (const int64_t t = task_of(o); t >= 0) state[t] = 2;
   }
   std::lock_guard<std::mutex> lock(mu_);
   free_.clear();
@@ -378,24 +357,28 @@ Status Ledger::RenewDue() {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = held_.find(t);
     if (it == held_.end()) continue;  // completed meanwhile
-    if (written.ok() && superseded.ok() && !*superseded) {
-      it->second.record = next;
-      it->second.generation = *written;
-      it->second.renewed_at_ms = NowMs();
-    } else if ((written.ok() && superseded.ok()) ||
-               written.status().Is(StatusCode::kFailedPrecondition) ||
-               written.status().Is(StatusCode::kNotFound)) {
-      it->second.lost = true;
-      LogWarning("task " + std::to_string(t) + ": lease lost to another worker; abandoning it");
-    } else {
-      if (written.ok()) {
-        it->second.record = next;
-        it->second.generation = *written;
+    HeldLease& held = it->second;
+    Status error;
+    if (written.ok()) {
+      held.record = next;
+      held.generation = *written;
+      if (!superseded.ok()) {
+        error = superseded.status();
+      } else if (!*superseded) {
+        held.renewed_at_ms = NowMs();
+        continue;
       }
-      if (NowMs() >= it->second.record.expires_at_ms) it->second.lost = true;
-      const Status& error = written.ok() ? superseded.status() : written.status();
-      if (first_error.ok()) first_error = error;
+    } else if (!written.status().Is(StatusCode::kFailedPrecondition) &&
+               !written.status().Is(StatusCode::kNotFound)) {
+      error = written.status();
     }
+    if (error.ok()) {  // taken over, or our own key changed under us
+      held.lost = true;
+      LogWarning("task " + std::to_string(t) + ": lease lost to another worker; abandoning it");
+      continue;
+    }
+    if (NowMs() >= held.record.expires_at_ms) held.lost = true;
+    if (first_error.ok()) first_error = error;
   }
   return first_error;
 }

@@ -107,10 +107,7 @@ class Ledger {
   // holder of an attempt ever writes its key, so the compare-and-swap never races.
   StatusOr<std::string> WriteOwnLease(uint64_t task, const LeaseRecord& record,
                                       const std::string& generation);
-  // Create-if-absent and compare-and-swap of `body` at `url` that resolve an UnknownOutcome (a
-  // timeout, a 5xx) by reading the object back: our body there means our write took effect;
-  // another body means we lost (AlreadyExists, FailedPrecondition); no change means the write
-  // did not happen and is tried again (the condition protects it), kResolveAttempts in all.
+  // CreateIfAbsentResolved / CompareAndSwapResolved (storage.h), counting their read-backs.
   static constexpr int kResolveAttempts = 5;
   StatusOr<std::string> CreateResolved(const std::string& url, const std::string& body);
   StatusOr<std::string> SwapResolved(const std::string& url, const std::string& body,

@@ -193,14 +193,9 @@ StatusOr<LaunchRecord> RecordLaunch(std::string_view store, LaunchRecord record)
     record.number = next;
     record.url = JoinPath(prefix, record.launcher + "-" + std::to_string(next) + ".json");
     std::string body = record.ToJson().dump(2) + "\n";
-    StatusOr<std::string> created = storage->CreateIfAbsent(record.url, body);
+    StatusOr<std::string> created = CreateIfAbsentResolved(*storage, record.url, body);
     if (created.ok()) return record;
-    if (created.status().Is(StatusCode::kAlreadyExists)) continue;
-    if (created.status().Is(StatusCode::kUnknownOutcome)) {
-      StatusOr<std::string> now = storage->Read(record.url);
-      if (now.ok() && *now == body) return record;
-      if (now.ok()) continue;  // someone else's record took the name
-    }
+    if (created.status().Is(StatusCode::kAlreadyExists)) continue;  // the name is taken
     return created.status().WithContext("writing the launch record " + record.url);
   }
   return Status::Internal("could not find a free launch record name under " + prefix);

@@ -122,4 +122,39 @@ StatusOr<Storage*> StorageFor(std::string_view location) {
   return static_cast<Storage*>(local);
 }
 
+StatusOr<std::string> CreateIfAbsentResolved(Storage& store, std::string_view url,
+                                             std::string_view data, int attempts,
+                                             uint64_t* read_backs) {
+  for (int attempt = 1;; ++attempt) {
+    StatusOr<std::string> created = store.CreateIfAbsent(url, data);
+    if (created.ok() || !created.status().Is(StatusCode::kUnknownOutcome)) return created;
+    if (read_backs) ++*read_backs;
+    StatusOr<VersionedData> current = store.ReadVersioned(url);
+    if (current.ok()) {
+      if (current->data == data) return current->generation;  // our write took effect
+      return Status::AlreadyExists(std::string(url) + " was created by another writer");
+    }
+    if (!current.status().Is(StatusCode::kNotFound)) return current.status();
+    if (attempt >= attempts) return created.status();
+  }
+}
+
+StatusOr<std::string> CompareAndSwapResolved(Storage& store, std::string_view url,
+                                             std::string_view data,
+                                             std::string_view expected_generation, int attempts,
+                                             uint64_t* read_backs) {
+  for (int attempt = 1;; ++attempt) {
+    StatusOr<std::string> swapped = store.CompareAndSwap(url, data, expected_generation);
+    if (swapped.ok() || !swapped.status().Is(StatusCode::kUnknownOutcome)) return swapped;
+    if (read_backs) ++*read_backs;
+    StatusOr<VersionedData> current = store.ReadVersioned(url);
+    if (!current.ok()) return current.status();
+    if (current->data == data) return current->generation;  // our write took effect
+    if (current->generation != expected_generation) {
+      return Status::FailedPrecondition(std::string(url) + " changed");
+    }
+    if (attempt >= attempts) return swapped.status();
+  }
+}
+
 }  // namespace tokenmill

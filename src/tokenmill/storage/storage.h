@@ -114,6 +114,19 @@ class Storage {
   virtual StorageCounters counters() const = 0;
 };
 
+// The conditional writes, with an UnknownOutcome settled the way storage.h asks callers to:
+// read the object back and compare. Our `data` there is success (its generation); other data is
+// AlreadyExists (create) or FailedPrecondition (swap); an unchanged object means the write did
+// not happen, and it is tried again (the condition protects the retry), `attempts` times in all,
+// after which the UnknownOutcome is returned. `read_backs`, if not null, counts the reads made.
+StatusOr<std::string> CreateIfAbsentResolved(Storage& store, std::string_view url,
+                                             std::string_view data, int attempts = 5,
+                                             uint64_t* read_backs = nullptr);
+StatusOr<std::string> CompareAndSwapResolved(Storage& store, std::string_view url,
+                                             std::string_view data,
+                                             std::string_view expected_generation, int attempts = 5,
+                                             uint64_t* read_backs = nullptr);
+
 // True for "s3://", "gs://" and "file://" locations; false for plain paths.
 bool IsUrl(std::string_view location);
 
