@@ -98,8 +98,8 @@ StatusOr<JobStatus> StatusReader::Read() {
     }
   }
   const int64_t now = NowMs();
-  std::map<uint64_t, const ObjectInfo*> latest_lease;  // task -> its latest attempt's lease
-  std::map<uint64_t, int64_t> latest_attempt;
+  // task -> (its latest attempt, that attempt's lease)
+  std::map<uint64_t, std::pair<int64_t, const ObjectInfo*>> latest;
   for (const auto& o : lease_list) {
     const int64_t t = StorePaths::TaskFromLocation(o.url);
     const int64_t a = StorePaths::AttemptFromLocation(o.url);
@@ -107,13 +107,14 @@ StatusOr<JobStatus> StatusReader::Read() {
         failed.count(t)) {
       continue;
     }
-    auto [it, fresh] = latest_attempt.try_emplace(t, a);
-    if (fresh || a > it->second) {
-      it->second = a;
-      latest_lease[t] = &o;
+    auto& [attempt, lease] = latest[t];
+    if (a > attempt) {
+      attempt = a;
+      lease = &o;
     }
   }
-  for (const auto& [t, o] : latest_lease) {
+  for (const auto& [t, latest_lease] : latest) {
+    const ObjectInfo* o = latest_lease.second;
     auto data = store_->Read(o->url);
     if (!data.ok()) continue;
     auto rec = LeaseRecordFromJson(*data);

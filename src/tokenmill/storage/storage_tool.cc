@@ -8,8 +8,8 @@
 //   storage_tool create URL TEXT        CreateIfAbsent, prints the generation
 //   storage_tool version URL            ReadVersioned, prints the generation
 //   storage_tool cas URL TEXT GEN       CompareAndSwap from generation GEN, prints the new one
-// create and cas exit 3 when the condition fails (the key is taken, the generation moved).
 //   storage_tool rm URL                 Delete
+// create and cas exit 3 when the condition fails (the key is taken, the generation moved).
 #include <cstdio>
 #include <cstring>
 #include <string>
