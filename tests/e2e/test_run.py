@@ -93,6 +93,32 @@ class RunTest(tmtest.TempDirTest):
         self.assertIn("bad.tfrecord", proc.stderr)
         self.assertIn("offset", proc.stderr)
 
+    def test_finalize_checks_sizes_and_verify_checks_sha256(self):
+        out = self.path("v")
+        run(["run", write_job(self.path("v.toml"), tmtest.sample_inputs(), out), "--quiet"])
+        store = os.path.join(out, "_job")
+        shard = sorted(glob.glob(os.path.join(out, "part-*.tfrecord")))[0]
+        with open(shard, "rb") as f:
+            data = bytearray(f.read())
+        flipped = bytearray(data)
+        flipped[5000] ^= 0x40
+        with open(shard, "wb") as f:
+            f.write(flipped)
+        # Same size: the plain check passes; --verify reads the shard back and finds it.
+        run(["finalize", store])
+        proc = run(["finalize", store, "--verify"], check=False)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn(os.path.basename(shard), proc.stderr)
+        self.assertIn("sha256", proc.stderr)
+        with open(shard, "wb") as f:
+            f.write(data[:-1])
+        proc = run(["finalize", store], check=False)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("bytes but its done record says", proc.stderr)
+        with open(shard, "wb") as f:
+            f.write(data)
+        run(["finalize", store, "--verify"])
+
     def assert_fails(self, job, *needles, code=1):
         proc = run(["run", job, "--quiet"], check=False)
         self.assertEqual(proc.returncode, code, proc.stderr)

@@ -1,5 +1,7 @@
 #include "tokenmill/base/utf8.h"
 
+#include <simdjson.h>
+
 namespace tokenmill {
 namespace {
 
@@ -41,6 +43,10 @@ inline size_t ValidSeqLen(const unsigned char* p, size_t n, size_t* bad) {
 }  // namespace
 
 size_t FindInvalidUtf8(std::string_view s) {
+  // Almost all text is valid: simdjson's SIMD validator (the same rules: no overlongs, surrogates
+  // or code points above U+10FFFF) answers that at many bytes a cycle; the scalar loop below
+  // runs only to find where the first invalid byte is.
+  if (simdjson::validate_utf8(s.data(), s.size())) return std::string_view::npos;
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const size_t n = s.size();
   size_t i = 0;

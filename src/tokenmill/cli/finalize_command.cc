@@ -1,4 +1,4 @@
-// tokenmill finalize STORE [--merge]
+// tokenmill finalize STORE [--merge] [--verify]
 #include <cstdio>
 
 #include "tokenmill/cli/command.h"
@@ -10,10 +10,11 @@ namespace {
 struct FinalizeArgs {
   std::string store;
   bool merge = false;
+  bool verify = false;
 };
 
 int RunFinalize(const FinalizeArgs& args) {
-  auto result = FinalizeJob(args.store, {args.merge});
+  auto result = FinalizeJob(args.store, {.merge = args.merge, .verify = args.verify});
   if (!result.ok()) return ReportError(result.status());
   std::printf("wrote %s: %llu shards, %.1f MB, %llu documents, %llu tokens, %llu examples\n",
               result->manifest_location.c_str(), (unsigned long long)result->shards,
@@ -32,6 +33,8 @@ void AddFinalizeCommand(CLI::App& app, CommandAction* action) {
   cmd->add_option("store", args->store, "the job store")->required();
   cmd->add_flag("--merge", args->merge,
                 "Megatron output: also merge all shards into one prefix <output>/merged");
+  cmd->add_flag("--verify", args->verify,
+                "also read every shard back and check its sha256 (a full read of the output)");
   cmd->callback([args, action] { *action = [args] { return RunFinalize(*args); }; });
 }
 

@@ -12,6 +12,10 @@ namespace tokenmill {
 struct FinalizeOptions {
   // Megatron output: also merge every shard into one prefix <output>/merged. Default: false.
   bool merge = false;
+  // Also read every shard back and check its sha256 against its done record (a full read of the
+  // output). Without it, finalize checks that every shard exists with its recorded size; the
+  // sha256 was computed as the worker wrote the shard. Default: false.
+  bool verify = false;
 };
 
 struct FinalizeResult {
@@ -22,7 +26,7 @@ struct FinalizeResult {
 };
 
 // FailedPrecondition (listing what is missing) if the job is incomplete; DataLoss if a shard is
-// missing or differs in size or sha256 from its done record.
+// missing or differs in size (or, with `verify`, in sha256) from its done record.
 StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
                                      const FinalizeOptions& options);
 

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <mutex>
 #include <random>
@@ -35,12 +36,25 @@ std::string MakeWorkerId() {
   return HostName() + "-" + std::to_string(getpid()) + "-" + suffix;
 }
 
-// Sleeps up to `ms`, waking early when a stop is requested or `done` becomes true.
+std::mutex g_nap_mu;
+std::condition_variable g_nap_cv;
+
+// Sleeps up to `ms`, waking early when a stop is requested (seen within 50 ms: a signal handler
+// cannot notify) or `done` becomes true (at once, when followed by WakeNappers()).
 void Nap(int64_t ms, const std::atomic<bool>& done) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-  while (!g_stop.load() && !done.load() && std::chrono::steady_clock::now() < until) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  std::unique_lock<std::mutex> lock(g_nap_mu);
+  for (;;) {
+    const auto now = std::chrono::steady_clock::now();
+    if (g_stop.load() || done.load() || now >= until) return;
+    g_nap_cv.wait_for(lock, std::min<std::chrono::steady_clock::duration>(
+                                std::chrono::milliseconds(50), until - now));
   }
+}
+
+void WakeNappers() {
+  std::lock_guard<std::mutex> lock(g_nap_mu);
+  g_nap_cv.notify_all();
 }
 
 }  // namespace
@@ -177,12 +191,12 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
       }
       LogError("task " + std::to_string(t) + " attempt " + std::to_string(attempt) +
                " failed: " + result.status().ToString());
-      ErrorRecord err{t, attempt, worker_id, result.status().ToString(), task.url, task.begin,
-                      NowMs()};
+      ErrorRecord err{t,        attempt,    worker_id, result.status().ToString(),
+                      task.url, task.begin, NowMs()};
       bool for_good = false;
       Status s = ledger.Fail(t, err, &for_good);
-      if (!s.ok()) LogWarning("recording the failure of task " + std::to_string(t) + ": " +
-                              s.ToString());
+      if (!s.ok())
+        LogWarning("recording the failure of task " + std::to_string(t) + ": " + s.ToString());
       std::lock_guard<std::mutex> lock(mu);
       ++summary.tasks_failed;
       return;
@@ -206,8 +220,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
       Status s = output->WriteFile(JoinPath(spec.output.path, shard.name), shard.local_path);
       if (!s.ok()) {
         cleanup();
-        LogError("task " + std::to_string(t) + ": publishing " + shard.name + ": " +
-                 s.ToString());
+        LogError("task " + std::to_string(t) + ": publishing " + shard.name + ": " + s.ToString());
         ErrorRecord err{t, attempt, worker_id, s.ToString(), task.url, task.begin, NowMs()};
         bool for_good = false;
         ledger.Fail(t, err, &for_good).ok();
@@ -275,9 +288,8 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
           finished = true;
           break;
         case Ledger::Outcome::kWait: {
-          const double idle = std::chrono::duration<double>(
-                                  std::chrono::steady_clock::now() - idle_since)
-                                  .count();
+          const double idle =
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - idle_since).count();
           if (options.idle_exit_seconds > 0 && idle >= options.idle_exit_seconds) {
             ending = static_cast<int>(WorkerSummary::Ending::kIdle);
             finished = true;
@@ -303,6 +315,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
     ++summary.tasks_released;
   }
   finished = true;
+  WakeNappers();
   background.join();
   write_heartbeat(true);
   std::filesystem::remove_all(scratch, ec);

@@ -1,5 +1,7 @@
 #include "tokenmill/tokenizer/bert_normalizer.h"
 
+#include <utf8proc.h>
+
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -63,13 +65,20 @@ std::shared_ptr<const BertPreTokenizer> BertPreTokenizer::Get(
 BertPreTokenizer::BertPreTokenizer(const BertNormalizerOptions& options)
     : options_(options),
       ref_(options.compat == CompatMode::kHuggingFace ? UnicodeRef::kHf : UnicodeRef::kPython) {
-  // Blocks of 256 records, deduplicated (most of the planes above the BMP are alike).
+  // Blocks of 256 records, deduplicated (most of the planes above the BMP are alike). A block
+  // that is wholly unassigned or wholly private use is one record 256 times (see UniformBlock),
+  // which keeps the start-up cost to the assigned blocks.
   stage1_.resize(kBlockCount);
   std::map<std::vector<uint32_t>, uint16_t> seen;
   std::vector<uint32_t> block(256);
   for (size_t b = 0; b < kBlockCount; ++b) {
-    for (size_t k = 0; k < 256; ++k) {
-      block[k] = ComputeRecord(static_cast<char32_t>((b << 8) | k), &pool_);
+    const auto first = static_cast<char32_t>(b << 8);
+    if (UniformBlock(first)) {
+      std::fill(block.begin(), block.end(), ComputeRecord(first, &pool_));
+    } else {
+      for (size_t k = 0; k < 256; ++k) {
+        block[k] = ComputeRecord(static_cast<char32_t>((b << 8) | k), &pool_);
+      }
     }
     auto [it, inserted] = seen.emplace(block, static_cast<uint16_t>(seen.size()));
     if (inserted) blocks_.insert(blocks_.end(), block.begin(), block.end());
@@ -95,6 +104,42 @@ BertPreTokenizer::BertPreTokenizer(const BertNormalizerOptions& options)
       e.cls = kAsciiWord;
     }
   }
+}
+
+// The 256 code points from `first` are all unassigned (Cn) or all private use (Co) in utf8proc's
+// Unicode, and all inside or all outside the Chinese ranges. Such characters have no
+// decomposition, no case mapping, are neither whitespace nor punctuation, and their category is
+// the same in the references' older Unicode versions (code points are never unassigned again, and
+// the private use areas are fixed), so ComputeRecord gives all of them one record. A test checks
+// the table against ComputeRecord on every code point (MatchesComputedRecords).
+bool BertPreTokenizer::UniformBlock(char32_t first) const {
+  const utf8proc_category_t cat0 = utf8proc_category(static_cast<utf8proc_int32_t>(first));
+  if (cat0 != UTF8PROC_CATEGORY_CN && cat0 != UTF8PROC_CATEGORY_CO) return false;
+  const bool chinese = IsChinese(first);
+  for (char32_t cp = first + 1; cp < first + 256; ++cp) {
+    if (utf8proc_category(static_cast<utf8proc_int32_t>(cp)) != cat0) return false;
+    if (IsChinese(cp) != chinese) return false;
+  }
+  return true;
+}
+
+size_t BertPreTokenizer::CountRecordMismatches() const {
+  size_t mismatches = 0;
+  std::vector<uint32_t> pool;
+  for (char32_t cp = 0; cp <= kMaxCodePoint; ++cp) {
+    pool.clear();
+    const uint32_t want = ComputeRecord(cp, &pool);
+    const uint32_t got = Record(cp);
+    const uint32_t flags = (1u << kPoolShift) - 1;
+    bool same = (want & flags) == (got & flags);
+    if (same && (want & kMappedBit) != 0) {
+      const uint32_t* a = pool.data() + (want >> kPoolShift);
+      const uint32_t* b = pool_.data() + (got >> kPoolShift);
+      same = std::equal(a, a + a[0] + 1, b);
+    }
+    if (!same) ++mismatches;
+  }
+  return mismatches;
 }
 
 bool BertPreTokenizer::IsChinese(char32_t cp) const {

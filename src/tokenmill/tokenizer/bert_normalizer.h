@@ -62,6 +62,10 @@ class BertPreTokenizer {
   template <typename Sink>
   void SplitSlowly(std::string_view text, Sink& sink) const;
 
+  // For tests: the number of code points whose table record differs from one computed directly
+  // (0 when the start-up shortcuts are exact).
+  size_t CountRecordMismatches() const;
+
  private:
   // Per code point record (uint32_t):
   //   bits 0-1  raw class: what the character is before normalization
@@ -96,6 +100,7 @@ class BertPreTokenizer {
   }
   uint32_t ComputeRecord(char32_t cp, std::vector<uint32_t>* pool) const;
   uint32_t PostClassOf(char32_t cp) const;
+  bool UniformBlock(char32_t first) const;
   bool IsChinese(char32_t cp) const;
 
   // Decodes one character at text[i] (i < text.size()); returns its length in bytes and sets

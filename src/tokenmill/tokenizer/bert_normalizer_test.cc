@@ -197,6 +197,23 @@ TEST(BertPreTokenizerTest, TablesAreSharedPerOptions) {
   EXPECT_NE(BertPreTokenizer::Get(kHf), BertPreTokenizer::Get(kBert));
 }
 
+// The per code point table is built with shortcuts for uniform blocks; it must equal a record
+// computed directly for every code point, in every mode and option set.
+TEST(BertPreTokenizerTest, TableMatchesComputedRecordsOnEveryCodePoint) {
+  for (CompatMode compat :
+       {CompatMode::kHuggingFace, CompatMode::kGoogleBert, CompatMode::kGoogleElectra}) {
+    for (bool lower : {false, true}) {
+      BertNormalizerOptions o = Mode(compat, lower, lower);
+      EXPECT_EQ(BertPreTokenizer(o).CountRecordMismatches(), 0u)
+          << static_cast<int>(compat) << " lowercase=" << lower;
+      o.handle_chinese_chars = false;
+      o.clean_text = false;
+      EXPECT_EQ(BertPreTokenizer(o).CountRecordMismatches(), 0u)
+          << static_cast<int>(compat) << " lowercase=" << lower << " without clean_text";
+    }
+  }
+}
+
 // The fast path (per code point table) and the exact slow path agree on random text made of
 // the characters where the rules interact.
 TEST(BertPreTokenizerTest, FastPathMatchesSlowPathOnRandomText) {

@@ -1,7 +1,9 @@
 #include "tokenmill/tokenizer/bpe_model.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <memory>
 #include <string>
 
 namespace tokenmill::bpe {
@@ -37,6 +39,35 @@ inline uint64_t Mix(uint64_t h) {
 
 inline uint64_t HashPairKey(uint64_t key) { return Mix(key * 0x9E3779B97F4A7C15ULL); }
 
+// A per-thread cache of merged pieces: most pre-tokens of natural text repeat (" the", "ing"),
+// and a piece that is not one token costs a full merge every time it is met. Direct-mapped, one
+// 64-byte entry a cache line, 4096 entries (256 KiB a thread, allocated on first use). An entry
+// belongs to one model (its serial), so threads may use several models at once. The merge is
+// deterministic, so a hit returns exactly what merging would.
+struct PieceCache {
+  static constexpr size_t kMaxBytes = 22;
+  static constexpr size_t kMaxIds = 7;
+  static constexpr size_t kEntries = 4096;
+  struct Entry {
+    uint64_t hash = 0;
+    uint32_t serial = 0;  // 0: empty (model serials start at 1)
+    uint8_t length = 0;
+    uint8_t id_count = 0;
+    char bytes[kMaxBytes];
+    uint32_t ids[kMaxIds];
+  };
+  static_assert(sizeof(Entry) == 64);
+  std::unique_ptr<Entry[]> entries{new Entry[kEntries]};
+
+  static PieceCache& ForThread() {
+    thread_local PieceCache cache;
+    return cache;
+  }
+  Entry& Slot(uint64_t hash) { return entries[(hash >> 40) & (kEntries - 1)]; }
+};
+
+std::atomic<uint32_t> next_model_serial{1};
+
 std::string Hex(uint32_t byte) {
   static const char kDigits[] = "0123456789abcdef";
   return std::string("0x") + kDigits[byte >> 4] + kDigits[byte & 15];
@@ -44,9 +75,20 @@ std::string Hex(uint32_t byte) {
 
 }  // namespace
 
-BpeModel::BpeModel(MergeRule rule) : rule_(rule) {
+BpeModel::BpeModel(MergeRule rule)
+    : rule_(rule), serial_(next_model_serial.fetch_add(1, std::memory_order_relaxed)) {
   std::fill(std::begin(byte_ids_), std::end(byte_ids_), kNone);
   token_slots_.resize(1024);
+}
+
+void BpeModel::set_ignore_merges(bool v) {
+  ignore_merges_ = v;
+  serial_ = next_model_serial.fetch_add(1, std::memory_order_relaxed);
+}
+
+void BpeModel::set_unknown_id(std::optional<uint32_t> id) {
+  unknown_id_ = id;
+  serial_ = next_model_serial.fetch_add(1, std::memory_order_relaxed);
 }
 
 uint64_t BpeModel::HashBytes(std::string_view bytes) {
@@ -80,7 +122,10 @@ void BpeModel::InsertToken(uint32_t id) {
 
 uint32_t BpeModel::Find(std::string_view bytes) const {
   if (bytes.empty()) return kNone;
-  const uint64_t h = HashBytes(bytes);
+  return FindHashed(bytes, HashBytes(bytes));
+}
+
+inline uint32_t BpeModel::FindHashed(std::string_view bytes, uint64_t h) const {
   const size_t mask = token_slots_.size() - 1;
   const auto length = static_cast<uint32_t>(bytes.size());
   if (length <= 8) {
@@ -299,9 +344,30 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
     EmitPart(byte_ids_[static_cast<unsigned char>(piece[0])], ids);
     return;
   }
-  const uint32_t whole = Find(piece);
+  const uint64_t hash = HashBytes(piece);
+  const uint32_t whole = FindHashed(piece, hash);
   if (TakeWhole(whole)) {
     ids->push_back(whole);
+    return;
+  }
+  if (algorithm == Algorithm::kAuto && piece.size() <= PieceCache::kMaxBytes) {
+    PieceCache::Entry& e = PieceCache::ForThread().Slot(hash);
+    if (e.serial == serial_ && e.hash == hash && e.length == piece.size() &&
+        std::memcmp(e.bytes, piece.data(), piece.size()) == 0) {
+      ids->insert(ids->end(), e.ids, e.ids + e.id_count);
+      return;
+    }
+    const size_t before = ids->size();
+    MergeLinear(piece, ids);
+    const size_t count = ids->size() - before;
+    if (count <= PieceCache::kMaxIds) {
+      e.serial = serial_;
+      e.hash = hash;
+      e.length = static_cast<uint8_t>(piece.size());
+      e.id_count = static_cast<uint8_t>(count);
+      std::memcpy(e.bytes, piece.data(), piece.size());
+      std::copy(ids->begin() + static_cast<std::ptrdiff_t>(before), ids->end(), e.ids);
+    }
     return;
   }
   if (piece.size() <= kLinearMergeMaxBytes && algorithm != Algorithm::kHeap) {

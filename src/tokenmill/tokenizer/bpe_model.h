@@ -13,8 +13,10 @@
 // bytes, and a Bloom filter in front of it answers most look-ups (about 70% of the pairs looked
 // up do not merge); pairs of two single bytes come from a 256 x 256 array. Short pieces merge
 // with a linear scan (as tiktoken); long ones with a heap over a linked list, O(n log n) in the
-// piece length. Limits: ids below 2^21 - 1, at most 2^22 - 1 pairs (Finish() says so).
-// Thread-safety: immutable after Finish(); EncodePiece() may run on many threads.
+// piece length. Merged pieces of up to 22 bytes are remembered in a bounded per-thread cache (4096
+// entries), which returns exactly what merging would. Limits: ids below 2^21 - 1, at most 2^22 - 1
+// pairs (Finish() says so). Thread-safety: immutable after Finish(); EncodePiece() may run on many
+// threads.
 #pragma once
 
 #include <cstdint>
@@ -53,10 +55,10 @@ class BpeModel {
   Status AddMerge(uint32_t left, uint32_t right);
 
   // kMerges: HF's ignore_merges (a piece that is a token is always taken whole). Default: false.
-  void set_ignore_merges(bool v) { ignore_merges_ = v; }
+  void set_ignore_merges(bool v);
   // kMerges: the id that a byte without a token becomes (HF's unk_token). Default: none (the
   // byte is dropped, as HF does without an unk token).
-  void set_unknown_id(std::optional<uint32_t> id) { unknown_id_ = id; }
+  void set_unknown_id(std::optional<uint32_t> id);
 
   // Builds the lookup tables. kRanks requires a token for every one of the 256 bytes.
   // REQUIRES: every token and merge added.
@@ -110,6 +112,7 @@ class BpeModel {
     return (word & bits) == bits;
   }
   static uint64_t SlotData(std::string_view bytes, uint64_t hash, uint32_t offset);
+  uint32_t FindHashed(std::string_view bytes, uint64_t hash) const;
   Pair LookupPair(uint32_t left, uint32_t right) const;
   void InsertPair(uint32_t left, uint32_t right, uint32_t priority, uint32_t result);
   void InsertToken(uint32_t id);
@@ -119,6 +122,9 @@ class BpeModel {
   void EmitPart(uint32_t id, std::vector<uint32_t>* ids) const;
 
   MergeRule rule_;
+  // Tells this model's entries in the per-thread piece cache apart; a new one with every change
+  // of settings, so no entry outlives the settings it was merged with.
+  uint32_t serial_;
   bool ignore_merges_ = false;
   std::optional<uint32_t> unknown_id_;
   bool finished_ = false;
