@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tokenmill/storage/storage.h"
-#include "tokenmill/tokenizer/bpe.h"
-#include "tokenmill/tokenizer/wordpiece.h"
+#include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
+#include "tokenmill/tokenizer/models/wordpiece.h"
 
 namespace tokenmill {
 namespace {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tokenmill/tokenizer/wordpiece.h"
+#include "tokenmill/tokenizer/models/wordpiece.h"
 
 namespace tokenmill {
 namespace {

@@ -9,7 +9,7 @@
 # /tmp/ref/node_modules/tokenizers (see bench/hf_wordpiece.sh for installing it).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../../../.." && pwd)
+repo=$(cd "$here/../../../../.." && pwd)
 bench=$1/bench/wordpiece_bench
 module=${2:-/tmp/ref/node_modules/tokenizers}
 vocab=$repo/data/vocab/bert-base-uncased/vocab.txt

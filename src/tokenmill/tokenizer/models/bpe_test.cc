@@ -1,4 +1,4 @@
-#include "tokenmill/tokenizer/bpe_model.h"
+#include "tokenmill/tokenizer/models/bpe.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tokenmill/tokenizer/bpe.h"
-#include "tokenmill/tokenizer/bpe_test_util.h"
+#include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
+#include "tokenmill/tokenizer/loaders/bpe_test_util.h"
 
 namespace tokenmill::bpe {
 namespace {

@@ -1,4 +1,4 @@
-#include "tokenmill/tokenizer/wordpiece.h"
+#include "tokenmill/tokenizer/models/wordpiece.h"
 
 #include <algorithm>
 #include <cstring>
@@ -7,7 +7,7 @@
 #include <optional>
 
 #include "tokenmill/base/utf8.h"
-#include "tokenmill/tokenizer/bert_unicode.h"
+#include "tokenmill/tokenizer/normalizers/bert_unicode.h"
 
 namespace tokenmill {
 namespace {

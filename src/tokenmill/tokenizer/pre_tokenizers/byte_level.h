@@ -2,9 +2,9 @@
 //
 // The three patterns of tiktoken (GPT-2 = r50k_base = p50k_base, cl100k_base, o200k_base) have
 // hand-written scanners, several times faster than a regex engine. A PCRE2 (JIT) splitter runs any
-// pattern; it is the reference the scanners are tested against (bpe_pretokenizer_test.cc and
+// pattern; it is the reference the scanners are tested against (byte_level_test.cc and
 // fuzz/bpe_fuzz.cc) and the engine for other patterns found in tokenizer.json files. Both see the
-// same character classes (bpe_unicode.h): in the patterns given to PCRE2, \p{L}, \p{N}, \p{M},
+// same character classes (unicode_classes.h): in the patterns given to PCRE2, \p{L}, \p{N}, \p{M},
 // \p{Lu}, \p{Ll}, \p{Lt}, \p{Lm}, \p{Lo}, \s and their negations are replaced by explicit ranges.
 //
 // Input must be valid UTF-8 (BpeTokenizer repairs it first). On invalid input the scanners and the

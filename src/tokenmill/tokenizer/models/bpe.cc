@@ -1,4 +1,4 @@
-#include "tokenmill/tokenizer/bpe_model.h"
+#include "tokenmill/tokenizer/models/bpe.h"
 
 #include <algorithm>
 #include <cstring>

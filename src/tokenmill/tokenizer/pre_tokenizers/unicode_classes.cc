@@ -1,4 +1,4 @@
-#include "tokenmill/tokenizer/bpe_unicode.h"
+#include "tokenmill/tokenizer/pre_tokenizers/unicode_classes.h"
 
 #include <map>
 #include <string>
@@ -9,7 +9,7 @@ namespace tokenmill::bpe {
 namespace {
 
 constexpr ClassRange kRanges[] = {
-#include "tokenmill/tokenizer/bpe_unicode_table.inc"
+#include "tokenmill/tokenizer/pre_tokenizers/unicode_classes_table.inc"
 };
 
 }  // namespace

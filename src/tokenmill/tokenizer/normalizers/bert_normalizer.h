@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-#include "tokenmill/tokenizer/bert_unicode.h"
+#include "tokenmill/tokenizer/normalizers/bert_unicode.h"
 #include "tokenmill/tokenizer/tokenizer.h"
 
 namespace tokenmill {

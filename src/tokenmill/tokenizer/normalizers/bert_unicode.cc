@@ -1,10 +1,10 @@
-#include "tokenmill/tokenizer/bert_unicode.h"
+#include "tokenmill/tokenizer/normalizers/bert_unicode.h"
 
 #include <algorithm>
 #include <span>
 
 #include "tokenmill/base/python_space.h"
-#include "tokenmill/tokenizer/bert_unicode_data.h"
+#include "tokenmill/tokenizer/normalizers/bert_unicode_data.h"
 
 namespace tokenmill::bert {
 namespace {

@@ -1,4 +1,4 @@
-#include "tokenmill/tokenizer/bpe_pretokenizer.h"
+#include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -7,7 +7,7 @@
 #include <cstdio>
 
 #include "tokenmill/base/utf8.h"
-#include "tokenmill/tokenizer/bpe_unicode.h"
+#include "tokenmill/tokenizer/pre_tokenizers/unicode_classes.h"
 
 namespace tokenmill::bpe {
 namespace {

@@ -1,4 +1,4 @@
-#include "tokenmill/tokenizer/bpe_pretokenizer.h"
+#include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "tokenmill/tokenizer/bpe_test_util.h"
-#include "tokenmill/tokenizer/bpe_unicode.h"
+#include "tokenmill/tokenizer/loaders/bpe_test_util.h"
+#include "tokenmill/tokenizer/pre_tokenizers/unicode_classes.h"
 
 namespace tokenmill::bpe {
 namespace {

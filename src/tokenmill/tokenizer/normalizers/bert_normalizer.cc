@@ -1,4 +1,4 @@
-#include "tokenmill/tokenizer/bert_normalizer.h"
+#include "tokenmill/tokenizer/normalizers/bert_normalizer.h"
 
 #include <algorithm>
 #include <map>

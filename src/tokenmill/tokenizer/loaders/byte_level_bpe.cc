@@ -1,4 +1,4 @@
-#include "tokenmill/tokenizer/bpe.h"
+#include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
 
 #include <utf8proc.h>
 
@@ -15,9 +15,9 @@
 #include <vector>
 
 #include "tokenmill/base/utf8.h"
-#include "tokenmill/tokenizer/bpe_model.h"
-#include "tokenmill/tokenizer/bpe_pretokenizer.h"
-#include "tokenmill/tokenizer/bpe_unicode.h"
+#include "tokenmill/tokenizer/models/bpe.h"
+#include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
+#include "tokenmill/tokenizer/pre_tokenizers/unicode_classes.h"
 
 namespace tokenmill {
 namespace {

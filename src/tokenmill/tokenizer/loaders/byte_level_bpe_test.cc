@@ -1,4 +1,4 @@
-#include "tokenmill/tokenizer/bpe.h"
+#include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "tokenmill/tokenizer/bpe_pretokenizer.h"
-#include "tokenmill/tokenizer/bpe_test_util.h"
+#include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
+#include "tokenmill/tokenizer/loaders/bpe_test_util.h"
 
 namespace tokenmill {
 namespace {

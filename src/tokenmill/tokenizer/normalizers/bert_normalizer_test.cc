@@ -1,11 +1,11 @@
-#include "tokenmill/tokenizer/bert_normalizer.h"
+#include "tokenmill/tokenizer/normalizers/bert_normalizer.h"
 
 #include <random>
 #include <string>
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "tokenmill/tokenizer/bert_unicode.h"
+#include "tokenmill/tokenizer/normalizers/bert_unicode.h"
 
 namespace tokenmill {
 namespace {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "tokenmill/base/status.h"
-#include "tokenmill/tokenizer/bert_normalizer.h"
+#include "tokenmill/tokenizer/normalizers/bert_normalizer.h"
 #include "tokenmill/tokenizer/tokenizer.h"
 
 namespace tokenmill {

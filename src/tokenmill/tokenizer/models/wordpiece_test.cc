@@ -1,4 +1,4 @@
-#include "tokenmill/tokenizer/wordpiece.h"
+#include "tokenmill/tokenizer/models/wordpiece.h"
 
 #include <fstream>
 #include <iterator>
