@@ -4,6 +4,7 @@
 
 #include "tokenmill/storage/storage.h"
 #include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
+#include "tokenmill/tokenizer/loaders/hf_tokenizer_json.h"
 #include "tokenmill/tokenizer/models/wordpiece.h"
 
 namespace tokenmill {
@@ -82,15 +83,22 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& optio
         // Older files have no "type"; HF infers it from the fields.
         if (model.contains("merges")) {
           type = "BPE";
+        } else if (model.contains("vocab") && model["vocab"].is_array()) {
+          type = "Unigram";
         } else if (model.contains("continuing_subword_prefix") ||
                    model.contains("max_input_chars_per_word")) {
           type = "WordPiece";
         }
       }
       if (type == "WordPiece") return LoadWordPieceTokenizerJson(options, main->data, name);
-      if (type == "BPE") return LoadBpeTokenizerJson(options, main->data, name);
-      return Status::InvalidArgument(name + ": model type '" + type +
-                                     "' is not supported; use WordPiece or BPE");
+      if (type == "BPE" && IsByteLevelTokenizerJson(j)) {
+        return LoadBpeTokenizerJson(options, main->data, name);
+      }
+      if (type == "BPE" || type == "WordLevel" || type == "Unigram") {
+        return LoadHfPipelineTokenizerJson(options, main->data, name);
+      }
+      return Status::InvalidArgument(name + ": model.type '" + type +
+                                     "' is not supported; use WordPiece, BPE, Unigram or WordLevel");
     }
     if (merges == nullptr) {
       return Status::InvalidArgument(name + ": a GPT-2 encoder.json needs its merges (vocab.bpe)");

@@ -155,7 +155,15 @@ Status BpeModel::AddMerge(uint32_t left, uint32_t right) {
   if (Find(joined) == kNone) {
     return Status::InvalidArgument("the merged token is not in the vocabulary");
   }
-  merges_.emplace_back(left, right);
+  merges_.push_back({left, right, kNone});
+  return Status::Ok();
+}
+
+Status BpeModel::AddMergeWithResult(uint32_t left, uint32_t right, uint32_t result) {
+  if (Bytes(left).empty() || Bytes(right).empty() || Bytes(result).empty()) {
+    return Status::InvalidArgument("merge of an unknown token");
+  }
+  merges_.push_back({left, right, result});
   return Status::Ok();
 }
 
@@ -225,7 +233,11 @@ Status BpeModel::Finish() {
     entries.reserve(merges_.size());
     std::string joined;
     for (size_t i = 0; i < merges_.size(); ++i) {
-      const auto [left, right] = merges_[i];
+      const auto [left, right, result] = merges_[i];
+      if (result != kNone) {
+        entries.push_back({left, right, static_cast<uint32_t>(i), result});
+        continue;
+      }
       joined.assign(Bytes(left));
       joined.append(Bytes(right));
       entries.push_back({left, right, static_cast<uint32_t>(i), Find(joined)});
@@ -252,7 +264,7 @@ Status BpeModel::Finish() {
     for (int b = 0; b < 256; ++b) byte_pairs_[a * 256 + b] = LookupPair(byte_ids_[a], byte_ids_[b]);
   }
   finished_ = true;
-  if (rule_ == MergeRule::kMerges && !ignore_merges_) {
+  if (rule_ == MergeRule::kMerges && !ignore_merges_ && !ids_only_) {
     // A token may be taken whole only where merging its bytes yields it.
     whole_ok_.assign(spans_.size(), 0);
     std::vector<uint32_t> out;
@@ -393,6 +405,90 @@ void BpeModel::MergeHeap(std::string_view piece, std::vector<uint32_t>* ids) con
     if (node.prev != kNil) push(node.prev, LookupPair(nodes[node.prev].id, node.id));
   }
   for (uint32_t k = 0; k != kNil; k = nodes[k].next) EmitPart(nodes[k].id, ids);
+}
+
+void BpeModel::MergeIds(std::span<const uint32_t> parts, std::vector<uint32_t>* ids) const {
+  const size_t n = parts.size();
+  if (n == 0) return;
+  if (n == 1) {
+    ids->push_back(parts[0]);
+    return;
+  }
+  if (n <= kLinearMergeMaxBytes) {
+    uint32_t p[kLinearMergeMaxBytes];
+    Pair pairs[kLinearMergeMaxBytes];
+    size_t m = n;
+    for (size_t k = 0; k < m; ++k) p[k] = parts[k];
+    for (size_t k = 0; k + 1 < m; ++k) pairs[k] = LookupPair(p[k], p[k + 1]);
+    while (m > 1) {
+      size_t best = 0;
+      uint32_t best_priority = pairs[0].priority;
+      for (size_t k = 1; k + 1 < m; ++k) {
+        if (pairs[k].priority < best_priority) {
+          best_priority = pairs[k].priority;
+          best = k;
+        }
+      }
+      if (best_priority == kNone) break;
+      p[best] = pairs[best].result;
+      for (size_t k = best + 1; k + 1 < m; ++k) p[k] = p[k + 1];
+      for (size_t k = best + 1; k + 2 < m; ++k) pairs[k] = pairs[k + 1];
+      --m;
+      if (best > 0) pairs[best - 1] = LookupPair(p[best - 1], p[best]);
+      if (best + 1 < m) pairs[best] = LookupPair(p[best], p[best + 1]);
+    }
+    ids->insert(ids->end(), p, p + m);
+    return;
+  }
+  // As MergeHeap, over the given parts.
+  constexpr uint32_t kNil = UINT32_MAX;
+  struct Node {
+    uint32_t id;
+    uint32_t prev;
+    uint32_t next;
+  };
+  struct Candidate {
+    uint64_t key;  // priority << 32 | position of the left part
+    uint32_t left;
+    uint32_t right;
+    uint32_t result;
+  };
+  constexpr uint32_t kDead = kNone - 1;
+  const auto count = static_cast<uint32_t>(n);
+  std::vector<Node> nodes(n);
+  for (uint32_t k = 0; k < count; ++k) {
+    nodes[k] = {parts[k], k == 0 ? kNil : k - 1, k + 1 < count ? k + 1 : kNil};
+  }
+  auto later = [](const Candidate& a, const Candidate& b) { return a.key > b.key; };
+  std::vector<Candidate> heap;
+  heap.reserve(n);
+  auto push = [&](uint32_t pos, Pair pair) {
+    if (pair.priority == kNone) return;
+    const uint32_t next = nodes[pos].next;
+    heap.push_back({(static_cast<uint64_t>(pair.priority) << 32) | pos, nodes[pos].id,
+                    nodes[next].id, pair.result});
+    std::push_heap(heap.begin(), heap.end(), later);
+  };
+  for (uint32_t k = 0; k + 1 < count; ++k) push(k, LookupPair(parts[k], parts[k + 1]));
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const Candidate c = heap.back();
+    heap.pop_back();
+    const auto pos = static_cast<uint32_t>(c.key & 0xFFFFFFFFu);
+    Node& node = nodes[pos];
+    if (node.id != c.left || node.next == kNil) continue;
+    Node& right = nodes[node.next];
+    if (right.id != c.right) continue;
+    node.id = c.result;
+    right.id = kDead;
+    node.next = right.next;
+    if (node.next != kNil) {
+      nodes[node.next].prev = pos;
+      push(pos, LookupPair(node.id, nodes[node.next].id));
+    }
+    if (node.prev != kNil) push(node.prev, LookupPair(nodes[node.prev].id, node.id));
+  }
+  for (uint32_t k = 0; k != kNil; k = nodes[k].next) ids->push_back(nodes[k].id);
 }
 
 }  // namespace tokenmill::bpe

@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,11 @@ class BpeModel {
   // kMerges only: adds the next merge line. Error if an id is unknown or the concatenation is not a
   // token.
   Status AddMerge(uint32_t left, uint32_t right);
+  // kMerges only: adds the next merge line with its result given (HF's continuing_subword_prefix:
+  // the result is not the plain concatenation). Error if an id is unknown.
+  Status AddMergeWithResult(uint32_t left, uint32_t right, uint32_t result);
+  // Skips the take-whole table of kMerges (for models that call MergeIds only).
+  void set_ids_only(bool v) { ids_only_ = v; }
 
   // kMerges: HF's ignore_merges (a piece that is a token is always taken whole). Default: false.
   void set_ignore_merges(bool v) { ignore_merges_ = v; }
@@ -70,6 +76,11 @@ class BpeModel {
   // Appends the ids of `piece` to *ids. REQUIRES: Finish() succeeded.
   void EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
                    Algorithm algorithm = Algorithm::kAuto) const;
+
+  // Merges a sequence of token ids (HF's Word::merge_all): repeatedly the adjacent pair with the
+  // lowest priority, among equals the leftmost; appends the result to *ids (kNone parts are
+  // skipped). REQUIRES: Finish() succeeded.
+  void MergeIds(std::span<const uint32_t> parts, std::vector<uint32_t>* ids) const;
 
   // The id of the token with exactly these bytes, or kNone.
   uint32_t Find(std::string_view bytes) const;
@@ -120,6 +131,7 @@ class BpeModel {
 
   MergeRule rule_;
   bool ignore_merges_ = false;
+  bool ids_only_ = false;
   std::optional<uint32_t> unknown_id_;
   bool finished_ = false;
 
@@ -127,7 +139,10 @@ class BpeModel {
   std::vector<Span> spans_;  // by id
   size_t token_count_ = 0;
   std::vector<TokenSlot> token_slots_;                 // open addressing, power-of-two size
-  std::vector<std::pair<uint32_t, uint32_t>> merges_;  // kMerges, in order
+  struct MergeLine {
+    uint32_t left, right, result;  // result kNone: the concatenation
+  };
+  std::vector<MergeLine> merges_;  // kMerges, in order
   std::vector<uint64_t> pair_slots_;                   // open addressing, power-of-two size
   // A Bloom filter over the pairs (two bits in one 64-bit word per pair, about 8 bits per pair):
   // most looked-up pairs do not merge, and this small array answers those without touching

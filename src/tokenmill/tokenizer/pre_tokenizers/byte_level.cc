@@ -418,6 +418,31 @@ void RegexSplitter::Split(std::string_view text, std::vector<std::string_view>* 
   pcre2_match_data_free(md);
 }
 
+void RegexSplitter::Matches(std::string_view text,
+                            std::vector<std::pair<size_t, size_t>>* spans) const {
+  if (text.empty() || FindInvalidUtf8(text) != std::string_view::npos) return;
+  auto* code = static_cast<pcre2_code*>(code_);
+  pcre2_match_data* md = pcre2_match_data_create_from_pattern(code, nullptr);
+  if (md == nullptr) return;
+  const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const int rc = pcre2_match(code, subject, text.size(), pos, PCRE2_NO_UTF_CHECK, md, nullptr);
+    if (rc < 0) break;
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
+    const size_t start = ov[0];
+    const size_t end = ov[1];
+    if (end == start) {
+      pos = start + 1;
+      while (pos < text.size() && (static_cast<Byte>(text[pos]) & 0xC0) == 0x80) ++pos;
+      continue;
+    }
+    spans->emplace_back(start, end);
+    pos = end;
+  }
+  pcre2_match_data_free(md);
+}
+
 PreTokenizer PreTokenizer::ForPattern(Pattern p) {
   PreTokenizer t;
   t.pattern_ = p;

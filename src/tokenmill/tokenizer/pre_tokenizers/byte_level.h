@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "tokenmill/base/status.h"
@@ -59,6 +60,10 @@ class RegexSplitter {
   // matches (HF's Split behaviour "Isolated"; tiktoken's patterns match every character, so the
   // gaps are always empty for them). Text that is not valid UTF-8 becomes a single piece.
   void Split(std::string_view text, std::vector<std::string_view>* pieces) const;
+
+  // Appends the [start, end) byte spans of the non-empty matches of `text`, leftmost first, not
+  // overlapping (an empty match steps over one character). Invalid UTF-8: no matches.
+  void Matches(std::string_view text, std::vector<std::pair<size_t, size_t>>* spans) const;
 
   const std::string& pattern() const { return pattern_; }
 
