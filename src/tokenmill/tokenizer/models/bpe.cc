@@ -155,15 +155,16 @@ Status BpeModel::AddMerge(uint32_t left, uint32_t right) {
   if (Find(joined) == kNone) {
     return Status::InvalidArgument("the merged token is not in the vocabulary");
   }
-  merges_.push_back({left, right, kNone});
+  merges_.push_back({left, right, kNone, kNone});
   return Status::Ok();
 }
 
-Status BpeModel::AddMergeWithResult(uint32_t left, uint32_t right, uint32_t result) {
+Status BpeModel::AddMergeWithResult(uint32_t left, uint32_t right, uint32_t result,
+                                    uint32_t priority) {
   if (Bytes(left).empty() || Bytes(right).empty() || Bytes(result).empty()) {
     return Status::InvalidArgument("merge of an unknown token");
   }
-  merges_.push_back({left, right, result});
+  merges_.push_back({left, right, result, priority});
   return Status::Ok();
 }
 
@@ -233,9 +234,10 @@ Status BpeModel::Finish() {
     entries.reserve(merges_.size());
     std::string joined;
     for (size_t i = 0; i < merges_.size(); ++i) {
-      const auto [left, right, result] = merges_[i];
+      const auto [left, right, result, priority] = merges_[i];
       if (result != kNone) {
-        entries.push_back({left, right, static_cast<uint32_t>(i), result});
+        entries.push_back(
+            {left, right, priority != kNone ? priority : static_cast<uint32_t>(i), result});
         continue;
       }
       joined.assign(Bytes(left));
@@ -250,7 +252,15 @@ Status BpeModel::Finish() {
     return Status::InvalidArgument("more than " + std::to_string(kMaxIds - 1) + " token ids or " +
                                    std::to_string(kPriorityMask) + " merges are not supported");
   }
-  if (rule_ == MergeRule::kMerges) merge_results_.assign(entries.size(), kNone);
+  if (rule_ == MergeRule::kMerges) {
+    size_t priorities = entries.size();
+    for (const Entry& e : entries) priorities = std::max<size_t>(priorities, e.priority + size_t{1});
+    if (priorities > kPriorityMask) {
+      return Status::InvalidArgument("merge priorities above " + std::to_string(kPriorityMask) +
+                                     " are not supported");
+    }
+    merge_results_.assign(priorities, kNone);
+  }
   size_t capacity = 16;
   while (capacity < 2 * entries.size()) capacity *= 2;
   pair_slots_.assign(capacity, kEmptyPair);

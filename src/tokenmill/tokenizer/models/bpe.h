@@ -54,7 +54,10 @@ class BpeModel {
   Status AddMerge(uint32_t left, uint32_t right);
   // kMerges only: adds the next merge line with its result given (HF's continuing_subword_prefix:
   // the result is not the plain concatenation). Error if an id is unknown.
-  Status AddMergeWithResult(uint32_t left, uint32_t right, uint32_t result);
+  // `priority` (default: the line's index) lets several lines share one priority when they have
+  // the same result (SentencePiece BPE: a piece's score ranks every split of it).
+  Status AddMergeWithResult(uint32_t left, uint32_t right, uint32_t result,
+                            uint32_t priority = kNone);
   // Skips the take-whole table of kMerges (for models that call MergeIds only).
   void set_ids_only(bool v) { ids_only_ = v; }
 
@@ -141,6 +144,7 @@ class BpeModel {
   std::vector<TokenSlot> token_slots_;                 // open addressing, power-of-two size
   struct MergeLine {
     uint32_t left, right, result;  // result kNone: the concatenation
+    uint32_t priority;             // kNone: the index of the line
   };
   std::vector<MergeLine> merges_;  // kMerges, in order
   std::vector<uint64_t> pair_slots_;                   // open addressing, power-of-two size

@@ -12,7 +12,8 @@ using bpe::BpeModel;
 
 StatusOr<std::unique_ptr<HfBpeModel>> HfBpeModel::Build(
     const std::vector<std::pair<std::string, uint32_t>>& vocab,
-    const std::vector<std::pair<std::string, std::string>>& merges, HfBpeOptions options) {
+    const std::vector<std::pair<std::string, std::string>>& merges, HfBpeOptions options,
+    const std::vector<uint32_t>& priorities) {
   std::unique_ptr<HfBpeModel> m(new HfBpeModel());
   m->options_ = std::move(options);
   m->plain_ =
@@ -56,7 +57,8 @@ StatusOr<std::unique_ptr<HfBpeModel>> HfBpeModel::Build(
                                                                  : joined) +
                                      "\" is not in the vocabulary");
     }
-    TM_RETURN_IF_ERROR(m->model_.AddMergeWithResult(left, right, result));
+    TM_RETURN_IF_ERROR(m->model_.AddMergeWithResult(
+        left, right, result, i < priorities.size() ? priorities[i] : BpeModel::kNone));
   }
   TM_RETURN_IF_ERROR(m->model_.Finish());
   for (int b = 0; b < 256; ++b) {

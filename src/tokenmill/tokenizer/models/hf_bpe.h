@@ -36,7 +36,8 @@ class HfBpeModel final : public Model {
   // the caller adds the file and JSON path.
   static StatusOr<std::unique_ptr<HfBpeModel>> Build(
       const std::vector<std::pair<std::string, uint32_t>>& vocab,
-      const std::vector<std::pair<std::string, std::string>>& merges, HfBpeOptions options);
+      const std::vector<std::pair<std::string, std::string>>& merges, HfBpeOptions options,
+      const std::vector<uint32_t>& priorities = {});  // optional, one per merge
 
   void Encode(std::string_view piece, std::vector<uint32_t>* ids) const override;
   const std::vector<std::string>& pieces() const override { return pieces_; }

@@ -129,12 +129,16 @@ void UnigramModel::Viterbi(std::string_view text, std::vector<uint32_t>* ids) co
       if (nd.id >= 0 && !(flavor_ == UnigramFlavor::kSentencePiece &&
                           types_[static_cast<size_t>(nd.id)] == PieceType::kUnused)) {
         Best& target = best[key_pos];
-        const Score score = flavor_ == UnigramFlavor::kSentencePiece
-                                ? static_cast<Score>(scores_f_[static_cast<size_t>(nd.id)])
-                                : static_cast<Score>(scores_[static_cast<size_t>(nd.id)]);
-        const Score candidate = score + till_here;
-        if (target.starts_at < 0 || candidate > target.score) {
-          target = {candidate, nd.id, static_cast<int64_t>(starts_at)};
+        // sentencepiece: the piece score and the path sum are floats, but its candidate is a
+        // double (a conditional with a double branch), compared as a double and stored rounded
+        // back to float. HF: doubles throughout.
+        const double candidate =
+            flavor_ == UnigramFlavor::kSentencePiece
+                ? static_cast<double>(scores_f_[static_cast<size_t>(nd.id)]) +
+                      static_cast<double>(till_here)
+                : scores_[static_cast<size_t>(nd.id)] + static_cast<double>(till_here);
+        if (target.starts_at < 0 || candidate > static_cast<double>(target.score)) {
+          target = {static_cast<Score>(candidate), nd.id, static_cast<int64_t>(starts_at)};
         }
         if (key_pos - starts_at == mblen) has_single_node = true;
       }

@@ -5,7 +5,8 @@
 //    string that is not a piece becomes its <0xXX> bytes (byte_fallback) or the unknown id.
 //  - kSentencePiece (sentencepiece 0.1.97 unigram_model.cc): only normal, user-defined and unused
 //    pieces are in the trie (unused ones never chosen), user-defined pieces score
-//    length * max_score - 0.1, scores and path sums are floats, the unknown score is
+//    length * max_score - 0.1, scores and path sums are floats (each candidate sum a double, as
+//    sentencepiece's arithmetic has it), the unknown score is
 //    min(normal scores) - 10; consecutive unknowns are joined into one unknown unless
 //    byte_fallback turns each into its bytes.
 // Ties keep the first candidate (strictly greater replaces), which is the longest path's earliest
