@@ -8,9 +8,12 @@ edge cases) and, when the HF node binding (tokenizers@0.23.2, also from npm) ins
 are checked as .model files against sentencepiece and as tokenizer.json files against HF.
 """
 
+import glob
 import gzip
+import json
 import os
 import shutil
+import struct
 import subprocess
 import tempfile
 import unittest
@@ -124,6 +127,42 @@ class SentencePieceModelTest(unittest.TestCase):
                            check=False)
                 self.assertNotEqual(proc.returncode, 0, name)
                 self.assertRegex(proc.stderr, pattern)
+
+
+class GptWithSentencePieceTest(unittest.TestCase):
+    """GPT examples with a SentencePiece tokenizer: BOS before each document, EOD = </s>, the
+    dtype from the vocabulary size, the ids in the manifest."""
+
+    def test_megatron_and_llmc_with_bos_and_eos(self):
+        model = os.path.join(SPM_DIR, "unigram.model")
+        lines = read_lines(os.path.join(GOLDEN, "part-00.head2000.txt"))
+        with tempfile.TemporaryDirectory() as tmp:
+            text = os.path.join(tmp, "docs.txt")
+            with open(text, "w", encoding="utf-8") as f:
+                f.write("\n".join(lines[:400]) + "\n")
+            for fmt in ("megatron", "llmc"):
+                out = os.path.join(tmp, "out-" + fmt)
+                job = tmtest.write_job(os.path.join(tmp, fmt + ".toml"), [text], out,
+                                       tokenizer=model, kind="gpt", fmt=fmt,
+                                       extra_examples="prepend_bos = true")
+                run(["run", job, "--quiet"])
+                with open(os.path.join(out, "manifest.json")) as f:
+                    manifest = json.load(f)
+                self.assertEqual(manifest["special_ids"], {"bos": 1, "eod": 2}, fmt)
+                data = b""
+                for path in sorted(glob.glob(os.path.join(out, "*.bin"))):
+                    with open(path, "rb") as f:
+                        data += f.read()
+                if fmt == "llmc":
+                    header = struct.unpack("<256i", data[:1024])
+                    self.assertEqual(header[:2], (20240520, 1))  # 2500 ids fit in uint16
+                    ids = struct.unpack("<%dH" % header[2], data[1024:1024 + 2 * header[2]])
+                    self.assertEqual(ids[:2], (2, 1))  # llm.c: EOD first, then BOS
+                else:
+                    ids = struct.unpack("<%dH" % (len(data) // 2), data)
+                    self.assertEqual(ids[0], 1)  # BOS, text, EOD
+                    self.assertEqual(ids[-1], 2)
+                self.assertEqual(ids.count(1), manifest["totals"]["documents"], fmt)
 
 
 class SpmTokenizerJsonTest(unittest.TestCase):

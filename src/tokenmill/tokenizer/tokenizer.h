@@ -51,6 +51,7 @@ struct TokenizerOptions {
 struct SpecialTokens {
   std::optional<uint32_t> cls, sep, pad, mask, unk;  // BERT
   std::optional<uint32_t> eod;                       // <|endoftext|> (GPT)
+  std::optional<uint32_t> bos, eos;                  // <s> / <bos>, </s> / <eos> (SentencePiece)
   std::map<std::string, uint32_t> all;               // every special token by its text
 };
 

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
 #include "tokenmill/tokenizer/loaders/bpe_test_util.h"
+#include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
 
 namespace tokenmill {
 namespace {

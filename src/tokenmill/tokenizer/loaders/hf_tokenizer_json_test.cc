@@ -99,12 +99,11 @@ TEST(HfPipelineTest, UnigramWithMetaspace) {
   j["normalizer"] = nullptr;
   j["pre_tokenizer"] = {
       {"type", "Metaspace"}, {"replacement", kMeta}, {"prepend_scheme", "always"}, {"split", true}};
-  j["model"] = {
-      {"type", "Unigram"},
-      {"unk_id", 0},
-      {"vocab", json::array({json::array({"<unk>", 0.0}), json::array({kMeta, -2.0}),
-                             json::array({kMeta + "ab", -1.0}), json::array({"a", -3.0}),
-                             json::array({"b", -3.0})})}};
+  j["model"] = {{"type", "Unigram"},
+                {"unk_id", 0},
+                {"vocab", json::array({json::array({"<unk>", 0.0}), json::array({kMeta, -2.0}),
+                                       json::array({kMeta + "ab", -1.0}), json::array({"a", -3.0}),
+                                       json::array({"b", -3.0})})}};
   auto t = Load(j);
   ASSERT_TRUE(t.ok()) << t.status().ToString();
   EXPECT_EQ((*t)->kind(), TokenizerKind::kUnigram);
