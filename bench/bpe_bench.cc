@@ -29,8 +29,8 @@
 #include <string_view>
 #include <vector>
 
-#include "tokenmill/tokenizer/bpe.h"
-#include "tokenmill/tokenizer/bpe_pretokenizer.h"
+#include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
+#include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
 
 namespace tokenmill {
 namespace {

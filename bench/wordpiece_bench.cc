@@ -10,7 +10,7 @@
 //       one tokenizer (B: true or false); instead of timing, --dump-ids writes one JSON array of
 //       ids per input line (as the reference encode.js does), --dump-words the normalized words
 //       of each line, each as hex code points joined by '.', separated by spaces (for
-//       src/tokenmill/tokenizer/bert_unicode_gen/verify_code_points.sh).
+//       src/tokenmill/tokenizer/normalizers/bert_unicode_gen/verify_code_points.sh).
 // As the HF reference bench (shared/ref/bench.js): the text is read and split on '\n' before the
 // clock starts, every line is encoded (empty ones too), the first 2000 lines are encoded once as
 // warm-up, MB = 10^6 bytes of input. The median of --repeat runs (default 3) is printed, by wall
@@ -29,7 +29,7 @@
 #include <string>
 #include <vector>
 
-#include "tokenmill/tokenizer/wordpiece.h"
+#include "tokenmill/tokenizer/models/wordpiece.h"
 
 namespace {
 

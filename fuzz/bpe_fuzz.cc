@@ -21,9 +21,9 @@
 #include <vector>
 
 #include "tokenmill/base/utf8.h"
-#include "tokenmill/tokenizer/bpe.h"
-#include "tokenmill/tokenizer/bpe_model.h"
-#include "tokenmill/tokenizer/bpe_pretokenizer.h"
+#include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
+#include "tokenmill/tokenizer/models/bpe.h"
+#include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
 
 namespace {
 

@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "tokenmill/tokenizer/wordpiece.h"
+#include "tokenmill/tokenizer/models/wordpiece.h"
 
 namespace {
 

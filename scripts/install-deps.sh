@@ -14,6 +14,9 @@ BUILD=(cmake ninja-build g++ pkg-config ca-certificates
        libgtest-dev libgmock-dev libbenchmark-dev)
 TEST=(python3 python3-numpy python3-protobuf python3-yaml protobuf-compiler shellcheck awscli curl gzip zstd
       patchelf file)
+# SentencePiece-style tokenizers: npm for the tokenizer.json files and HF reference (tests),
+# sentencepiece (spm_train, python3 module, C++ library) as the .model reference.
+TEST+=(nodejs npm sentencepiece python3-sentencepiece libsentencepiece-dev)
 SERVICES=(ceph radosgw slurm-wlm munge)
 
 PACKAGES=("${BUILD[@]}" "${TEST[@]}")

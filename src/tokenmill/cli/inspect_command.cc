@@ -37,7 +37,7 @@ StatusOr<ByteSource> OpenThroughStorage(const std::string& location) {
 std::string Render(const Example& e, const Tokenizer* tok) {
   const size_t n = e.num_real_tokens ? e.num_real_tokens : e.tokens.size();
   std::string out;
-  if (tok != nullptr && tok->kind() == TokenizerKind::kBytePairEncoding) {
+  if (tok != nullptr && tok->kind() != TokenizerKind::kWordPiece) {
     std::vector<uint32_t> ids(e.tokens.begin(), e.tokens.begin() + n);
     nlohmann::json s = tok->Decode(ids);
     return s.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);

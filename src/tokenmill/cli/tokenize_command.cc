@@ -84,7 +84,7 @@ int RunTokenize(const TokenizeArgs& args) {
   if (!tokenizer.ok()) return ReportError(tokenizer.status());
   const Tokenizer& tok = **tokenizer;
   const InvalidUtf8 policy =
-      tok.kind() == TokenizerKind::kBytePairEncoding ? InvalidUtf8::kReplace : InvalidUtf8::kDrop;
+      tok.kind() != TokenizerKind::kWordPiece ? InvalidUtf8::kReplace : InvalidUtf8::kDrop;
 
   std::unique_ptr<ReadStream> stream;
   FILE* in = nullptr;

@@ -30,8 +30,13 @@ struct ExampleOptions {
   // gpt: put the end-of-document token before each document instead of after it (llm.c's
   // layout). Set by the job from the output format, not by users.
   bool eod_first = false;
-  // gpt: the end-of-document token's text. Default: the tokenizer's <|endoftext|>.
+  // gpt: the end-of-document token's text. Default: the tokenizer's <|endoftext|>, else its EOS
+  // (</s>, <eos>).
   std::optional<std::string> eod_token;
+  // gpt: put the beginning-of-sequence token before each document's text. Default: false.
+  bool prepend_bos = false;
+  // gpt: the beginning-of-sequence token's text. Default: the tokenizer's BOS (<s>, <bos>).
+  std::optional<std::string> bos_token;
 };
 
 struct BuilderStats {

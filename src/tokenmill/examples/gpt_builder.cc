@@ -5,38 +5,68 @@
 
 namespace tokenmill {
 
+namespace {
+
+std::optional<uint32_t> Lookup(const Tokenizer& tokenizer, const std::string& token) {
+  std::optional<uint32_t> id = tokenizer.TokenToId(token);
+  if (!id.has_value()) {
+    const auto it = tokenizer.specials().all.find(token);
+    if (it != tokenizer.specials().all.end()) id = it->second;
+  }
+  return id;
+}
+
+}  // namespace
+
 StatusOr<std::unique_ptr<GptBuilder>> GptBuilder::Create(const ExampleOptions& options,
                                                          const Tokenizer& tokenizer) {
   std::optional<uint32_t> eod_id;
+  const SpecialTokens& specials = tokenizer.specials();
   if (options.append_eod) {
-    const SpecialTokens& specials = tokenizer.specials();
     if (options.eod_token.has_value()) {
-      const std::string& token = *options.eod_token;
-      eod_id = tokenizer.TokenToId(token);
+      eod_id = Lookup(tokenizer, *options.eod_token);
       if (!eod_id.has_value()) {
-        const auto it = specials.all.find(token);
-        if (it != specials.all.end()) eod_id = it->second;
-      }
-      if (!eod_id.has_value()) {
-        return Status::InvalidArgument("eod_token '" + token +
+        return Status::InvalidArgument("eod_token '" + *options.eod_token +
                                        "' is not a token of the tokenizer; set [examples] "
                                        "eod_token to one of its tokens, or remove it to use "
-                                       "<|endoftext|>");
+                                       "<|endoftext|> or the tokenizer's EOS");
       }
     } else if (specials.eod.has_value()) {
       eod_id = specials.eod;
+    } else if (specials.eos.has_value()) {
+      eod_id = specials.eos;
     } else {
       return Status::InvalidArgument(
-          "the tokenizer has no end-of-document token <|endoftext|>; set [examples] eod_token "
-          "(e.g. \"[SEP]\") or append_eod = false");
+          "the tokenizer has no end-of-document token (<|endoftext|>, </s> or <eos>); set "
+          "[examples] eod_token (e.g. \"[SEP]\") or append_eod = false");
     }
   }
-  return std::unique_ptr<GptBuilder>(new GptBuilder(tokenizer, eod_id, options.eod_first));
+  std::optional<uint32_t> bos_id;
+  if (options.prepend_bos) {
+    if (options.bos_token.has_value()) {
+      bos_id = Lookup(tokenizer, *options.bos_token);
+      if (!bos_id.has_value()) {
+        return Status::InvalidArgument("bos_token '" + *options.bos_token +
+                                       "' is not a token of the tokenizer; set [examples] "
+                                       "bos_token to one of its tokens, or remove it to use the "
+                                       "tokenizer's BOS");
+      }
+    } else if (specials.bos.has_value()) {
+      bos_id = specials.bos;
+    } else {
+      return Status::InvalidArgument(
+          "prepend_bos: the tokenizer has no beginning-of-sequence token (<s> or <bos>); set "
+          "[examples] bos_token or prepend_bos = false");
+    }
+  }
+  return std::unique_ptr<GptBuilder>(new GptBuilder(tokenizer, eod_id, bos_id, options.eod_first));
 }
 
-GptBuilder::GptBuilder(const Tokenizer& tokenizer, std::optional<uint32_t> eod_id, bool eod_first)
+GptBuilder::GptBuilder(const Tokenizer& tokenizer, std::optional<uint32_t> eod_id,
+                       std::optional<uint32_t> bos_id, bool eod_first)
     : tokenizer_(tokenizer),
       eod_id_(eod_id),
+      bos_id_(bos_id),
       eod_first_(eod_first),
       unk_id_(tokenizer.specials().unk) {}
 
@@ -47,6 +77,7 @@ Status GptBuilder::AddDocument(std::string_view text, const ExampleSink& sink) {
   ids.clear();
   const bool eod_before = eod_id_.has_value() && eod_first_;
   if (eod_before) ids.push_back(*eod_id_);
+  if (bos_id_.has_value()) ids.push_back(*bos_id_);
   const size_t begin = ids.size();
   tokenizer_.Encode(text, &ids);
   const size_t added = ids.size() - begin;

@@ -2,8 +2,9 @@
 //
 // A document's example is the tokenizer's ids of its whole text (lines joined with '\n') with
 // the end-of-document token after it (append_eod, the Megatron layout) or before it (eod_first,
-// the llm.c layout, where every document starts with <|endoftext|>). A document with no ids
-// makes no example. Packing into fixed-length sequences is the trainer's job.
+// the llm.c layout, where every document starts with <|endoftext|>), and with prepend_bos the
+// beginning-of-sequence token right before the text (Llama, Gemma). A document with no ids makes
+// no example. Packing into fixed-length sequences is the trainer's job.
 // Thread-safety: one builder per thread.
 #pragma once
 
@@ -21,8 +22,9 @@ namespace tokenmill {
 class GptBuilder : public ExampleBuilder {
  public:
   // The end-of-document token is options.eod_token (looked up with TokenToId, then among the
-  // special tokens) or else the tokenizer's <|endoftext|>. Fails with InvalidArgument naming the
-  // token if append_eod is set and the token does not exist.
+  // special tokens) or else the tokenizer's <|endoftext|>, else its EOS (</s>, <eos>); the
+  // beginning-of-sequence token is options.bos_token or the tokenizer's BOS (<s>, <bos>). Fails
+  // with InvalidArgument naming the token if it is needed and does not exist.
   static StatusOr<std::unique_ptr<GptBuilder>> Create(const ExampleOptions& options,
                                                       const Tokenizer& tokenizer);
 
@@ -33,12 +35,16 @@ class GptBuilder : public ExampleBuilder {
 
   // The end-of-document id, or nullopt if append_eod is false.
   std::optional<uint32_t> eod_id() const { return eod_id_; }
+  // The beginning-of-sequence id, or nullopt if prepend_bos is false.
+  std::optional<uint32_t> bos_id() const { return bos_id_; }
 
  private:
-  GptBuilder(const Tokenizer& tokenizer, std::optional<uint32_t> eod_id, bool eod_first);
+  GptBuilder(const Tokenizer& tokenizer, std::optional<uint32_t> eod_id,
+             std::optional<uint32_t> bos_id, bool eod_first);
 
   const Tokenizer& tokenizer_;
   const std::optional<uint32_t> eod_id_;
+  const std::optional<uint32_t> bos_id_;
   const bool eod_first_;
   const std::optional<uint32_t> unk_id_;
   Example example_;

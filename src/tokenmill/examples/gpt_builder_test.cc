@@ -134,5 +134,55 @@ TEST(GptBuilder, SinkErrorIsReturned) {
   EXPECT_EQ(st.code(), StatusCode::kCancelled);
 }
 
+// A SentencePiece model: EOD defaults to its EOS </s>, prepend_bos puts its <s> before the text.
+TEST(GptBuilder, SentencePieceBosAndEos) {
+  TokenizerOptions topt;
+  topt.path = TOKENMILL_SOURCE_DIR "/data/spm/unigram.model";
+  auto tokenizer = LoadTokenizerFromStorage(topt);
+  ASSERT_TRUE(tokenizer.ok()) << tokenizer.status().ToString();
+  const Tokenizer& tok = **tokenizer;
+  ASSERT_TRUE(tok.specials().bos.has_value());
+  ASSERT_TRUE(tok.specials().eos.has_value());
+  std::vector<uint32_t> text;
+  tok.Encode("hello world", &text);
+  for (const bool eod_first : {false, true}) {
+    ExampleOptions options;
+    options.prepend_bos = true;
+    options.eod_first = eod_first;
+    auto builder = Make(tok, options);
+    ASSERT_TRUE(builder.ok()) << builder.status().ToString();
+    const auto examples = Build(**builder, {"hello world", ""});
+    ASSERT_EQ(examples.size(), 1u);
+    std::vector<uint32_t> want;
+    if (eod_first) want.push_back(*tok.specials().eos);
+    want.push_back(*tok.specials().bos);
+    want.insert(want.end(), text.begin(), text.end());
+    if (!eod_first) want.push_back(*tok.specials().eos);
+    EXPECT_EQ(examples[0].tokens, want);
+  }
+  ExampleOptions named;
+  named.prepend_bos = true;
+  named.bos_token = "</s>";
+  named.eod_token = "<unk>";
+  auto builder = Make(tok, named);
+  ASSERT_TRUE(builder.ok());
+  const auto examples = Build(**builder, {"a"});
+  ASSERT_EQ(examples.size(), 1u);
+  EXPECT_EQ(examples[0].tokens.front(), *tok.specials().eos);
+  EXPECT_EQ(examples[0].tokens.back(), *tok.specials().unk);
+  named.bos_token = "<nope>";
+  auto bad = Make(tok, named);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("bos_token '<nope>'"), std::string::npos);
+}
+
+TEST(GptBuilder, PrependBosWithoutBosIsAnError) {
+  ExampleOptions options;
+  options.prepend_bos = true;
+  auto builder = Make(GptTokenizer(), options);
+  ASSERT_FALSE(builder.ok());
+  EXPECT_NE(builder.status().message().find("prepend_bos"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tokenmill

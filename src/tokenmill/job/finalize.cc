@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tokenmill/base/sha256.h"
+#include "tokenmill/examples/gpt_builder.h"
 #include "tokenmill/formats/megatron_merge.h"
 #include "tokenmill/job/job_spec.h"
 #include "tokenmill/job/planner.h"
@@ -180,6 +181,18 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
         {"bytes_in", s.bytes_in},
         {"shards", result.shards},
         {"bytes_out", result.bytes_out}}}};
+  if (spec.examples.kind == ExampleKind::kGpt) {
+    // The BOS and end-of-document ids the examples carry, from the job's copy of the tokenizer.
+    std::vector<TokenizerFile> files;
+    for (const auto& f : job.tokenizer_files) {
+      TM_ASSIGN_OR_RETURN(std::string data, store->Read(paths.TokenizerFile(f.role, f.name)));
+      files.push_back({f.role, f.name, std::move(data)});
+    }
+    TM_ASSIGN_OR_RETURN(auto tokenizer, LoadTokenizer(spec.tokenizer, files));
+    TM_ASSIGN_OR_RETURN(auto gpt, GptBuilder::Create(spec.examples, *tokenizer));
+    auto id = [](std::optional<uint32_t> v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
+    manifest["special_ids"] = {{"bos", id(gpt->bos_id())}, {"eod", id(gpt->eod_id())}};
+  }
   result.manifest_location = JoinPath(spec.output.path, "manifest.json");
   TM_RETURN_IF_ERROR(output->Write(result.manifest_location, manifest.dump(2) + "\n"));
 

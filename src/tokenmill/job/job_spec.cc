@@ -76,7 +76,8 @@ const std::vector<TableKeys>& KnownTables() {
       {"tokenizer",
        {"path", "merges", "encoding", "lowercase", "strip_accents", "handle_chinese_chars",
         "clean_text", "max_input_chars_per_word", "split_special_tokens", "compat"}},
-      {"examples", {"kind", "max_seq_length", "seed", "append_eod", "eod_token"}},
+      {"examples",
+       {"kind", "max_seq_length", "seed", "append_eod", "eod_token", "prepend_bos", "bos_token"}},
       {"output", {"path", "format", "shard_size"}},
       {"job", {"task_size", "store", "lease_seconds", "max_attempts", "max_expiries"}},
   };
@@ -640,6 +641,20 @@ class TomlSpecParser {
       }
       ex.eod_token = *eod_token;
     }
+    TM_ASSIGN_OR_RETURN(auto prepend_bos, Bool("examples", "prepend_bos"));
+    if (prepend_bos.has_value()) {
+      if (!gpt) return NotApplicable("examples", "prepend_bos", "kind = \"gpt\"");
+      ex.prepend_bos = *prepend_bos;
+    }
+    TM_ASSIGN_OR_RETURN(auto bos_token, String("examples", "bos_token"));
+    if (bos_token.has_value()) {
+      if (!gpt) return NotApplicable("examples", "bos_token", "kind = \"gpt\"");
+      if (bos_token->empty()) {
+        return BadValue("examples", "bos_token", *Get("examples", "bos_token"),
+                        "must not be empty");
+      }
+      ex.bos_token = *bos_token;
+    }
     return Status::Ok();
   }
 
@@ -723,7 +738,7 @@ class JsonSpecReader {
         }
       }
       for (const std::string_view key : expected) {
-        if (!value.contains(std::string(key))) {
+        if (!value.contains(std::string(key)) && !OmittedWhenDefault(name, key)) {
           return Error("missing key \"" + name + "." + std::string(key) + "\"");
         }
       }
@@ -790,6 +805,12 @@ class JsonSpecReader {
     TM_ASSIGN_OR_RETURN(ex.append_eod, Bool("examples", "append_eod"));
     TM_ASSIGN_OR_RETURN(ex.eod_first, Bool("examples", "eod_first"));
     TM_ASSIGN_OR_RETURN(ex.eod_token, OptStr("examples", "eod_token"));
+    if (root_.at("examples").contains("prepend_bos")) {
+      TM_ASSIGN_OR_RETURN(ex.prepend_bos, Bool("examples", "prepend_bos"));
+    }
+    if (root_.at("examples").contains("bos_token")) {
+      TM_ASSIGN_OR_RETURN(ex.bos_token, OptStr("examples", "bos_token"));
+    }
 
     // [output]
     TM_ASSIGN_OR_RETURN(spec.output.path, Str("output", "path"));
@@ -812,6 +833,12 @@ class JsonSpecReader {
     TM_RETURN_IF_ERROR(ValidateSpec(
         spec, [](std::string_view, std::string_view) { return std::string("job spec JSON"); }));
     return spec;
+  }
+
+  // Keys the canonical JSON leaves out when they have their default (added after the canonical
+  // form was fixed, so older specs keep their digest).
+  static bool OmittedWhenDefault(std::string_view table, std::string_view key) {
+    return table == "examples" && (key == "prepend_bos" || key == "bos_token");
   }
 
   // Keys the canonical JSON holds beyond the job file's.
@@ -897,6 +924,8 @@ std::string JobSpec::ToJson() const {
       {"seed", examples.seed},           {"append_eod", examples.append_eod},
       {"eod_first", examples.eod_first}, {"eod_token", OptionalJson(examples.eod_token)},
   };
+  if (examples.prepend_bos) j["examples"]["prepend_bos"] = true;
+  if (examples.bos_token.has_value()) j["examples"]["bos_token"] = *examples.bos_token;
   j["output"] = {
       {"path", output.path},
       {"format", OutputFormatName(output.format)},

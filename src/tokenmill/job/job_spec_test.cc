@@ -107,6 +107,8 @@ kind = "gpt"
 seed = 7
 append_eod = false
 eod_token = "<|endoftext|>"
+prepend_bos = true
+bos_token = "<s>"
 [output]
 path = "gs://b/out/"
 format = "llmc"
@@ -139,6 +141,8 @@ max_expiries = 1
   EXPECT_EQ(spec->examples.seed, 7u);
   EXPECT_FALSE(spec->examples.append_eod);
   EXPECT_EQ(spec->examples.eod_token, "<|endoftext|>");
+  EXPECT_TRUE(spec->examples.prepend_bos);
+  EXPECT_EQ(spec->examples.bos_token, "<s>");
   EXPECT_TRUE(spec->examples.eod_first);  // llm.c puts <|endoftext|> before each document
   EXPECT_EQ(spec->output.path, "gs://b/out/");
   EXPECT_EQ(spec->output.format, OutputFormat::kLlmc);

@@ -8,7 +8,7 @@ namespace tokenmill {
 
 ReaderOptions ReaderOptionsFor(const JobSpec& spec, const Tokenizer& tokenizer) {
   ReaderOptions options = spec.reader;
-  options.invalid_utf8 = tokenizer.kind() == TokenizerKind::kBytePairEncoding
+  options.invalid_utf8 = tokenizer.kind() != TokenizerKind::kWordPiece
                              ? InvalidUtf8::kReplace
                              : InvalidUtf8::kDrop;
   return options;

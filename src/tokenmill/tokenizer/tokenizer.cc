@@ -3,8 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include "tokenmill/storage/storage.h"
-#include "tokenmill/tokenizer/bpe.h"
-#include "tokenmill/tokenizer/wordpiece.h"
+#include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
+#include "tokenmill/tokenizer/loaders/hf_tokenizer_json.h"
+#include "tokenmill/tokenizer/loaders/sentencepiece_model.h"
+#include "tokenmill/tokenizer/models/wordpiece.h"
 
 namespace tokenmill {
 namespace {
@@ -68,6 +70,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& optio
   if (main == nullptr) return Status::InvalidArgument("no tokenizer file given");
   const std::string& name = main->name;
   if (EndsWith(name, ".tiktoken")) return LoadTiktoken(options, main->data, name);
+  if (EndsWith(name, ".model")) return LoadSentencePieceModel(options, main->data, name);
   if (EndsWith(name, ".json")) {
     if (IsHfTokenizerJson(name, main->data)) {
       nlohmann::json j = nlohmann::json::parse(main->data, nullptr, /*allow_exceptions=*/false);
@@ -82,15 +85,22 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& optio
         // Older files have no "type"; HF infers it from the fields.
         if (model.contains("merges")) {
           type = "BPE";
+        } else if (model.contains("vocab") && model["vocab"].is_array()) {
+          type = "Unigram";
         } else if (model.contains("continuing_subword_prefix") ||
                    model.contains("max_input_chars_per_word")) {
           type = "WordPiece";
         }
       }
       if (type == "WordPiece") return LoadWordPieceTokenizerJson(options, main->data, name);
-      if (type == "BPE") return LoadBpeTokenizerJson(options, main->data, name);
-      return Status::InvalidArgument(name + ": model type '" + type +
-                                     "' is not supported; use WordPiece or BPE");
+      if (type == "BPE" && IsByteLevelTokenizerJson(j)) {
+        return LoadBpeTokenizerJson(options, main->data, name);
+      }
+      if (type == "BPE" || type == "WordLevel" || type == "Unigram") {
+        return LoadHfPipelineTokenizerJson(options, main->data, name);
+      }
+      return Status::InvalidArgument(name + ": model.type '" + type +
+                                     "' is not supported; use WordPiece, BPE, Unigram or WordLevel");
     }
     if (merges == nullptr) {
       return Status::InvalidArgument(name + ": a GPT-2 encoder.json needs its merges (vocab.bpe)");

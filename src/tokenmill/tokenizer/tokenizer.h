@@ -1,8 +1,10 @@
 // Tokenizer: text to token ids, bit-exact with the reference implementations.
 //
-// Kinds: BERT WordPiece (vocab.txt or a HuggingFace tokenizer.json with a WordPiece model) and
+// Kinds: BERT WordPiece (vocab.txt or a HuggingFace tokenizer.json with a WordPiece model),
 // byte-level BPE (tiktoken rank files, GPT-2 encoder.json + vocab.bpe, HuggingFace tokenizer.json
-// with a ByteLevel pre-tokenizer and a BPE model). LoadTokenizer() is the only switch over kinds.
+// with a ByteLevel pre-tokenizer and a BPE model) and every other tokenizer.json through HF's
+// general pipeline (SentencePiece-style BPE such as Llama-2 and Gemma, WordLevel).
+// LoadTokenizer() is the only switch over kinds.
 // Thread-safety: a loaded Tokenizer is immutable; Encode() may be called from many threads.
 #pragma once
 
@@ -19,7 +21,9 @@
 
 namespace tokenmill {
 
-enum class TokenizerKind { kWordPiece, kBytePairEncoding };
+// kBytePairEncoding: byte-level and SentencePiece-style BPE; kUnigram: SentencePiece Unigram
+// (tokenizer.json or .model); kWordLevel: HF WordLevel.
+enum class TokenizerKind { kWordPiece, kBytePairEncoding, kUnigram, kWordLevel };
 
 // Which reference a WordPiece tokenizer reproduces bit for bit.
 enum class CompatMode {
@@ -47,6 +51,7 @@ struct TokenizerOptions {
 struct SpecialTokens {
   std::optional<uint32_t> cls, sep, pad, mask, unk;  // BERT
   std::optional<uint32_t> eod;                       // <|endoftext|> (GPT)
+  std::optional<uint32_t> bos, eos;                  // <s> / <bos>, </s> / <eos> (SentencePiece)
   std::map<std::string, uint32_t> all;               // every special token by its text
 };
 

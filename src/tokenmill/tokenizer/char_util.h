@@ -1,0 +1,96 @@
+// Character helpers shared by the HF pipeline components: UTF-8 decoding and the character
+// predicates of Rust's std (char::is_whitespace, is_numeric, is_alphanumeric) that HF tokenizers
+// uses, over utf8proc's Unicode data.
+#pragma once
+
+#include <utf8proc.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tokenmill::hf {
+
+// The code point at s[i] and its length in *len (valid UTF-8 assumed; a stray byte is itself).
+inline uint32_t DecodeAt(std::string_view s, size_t i, size_t* len) {
+  const auto b = static_cast<unsigned char>(s[i]);
+  if (b < 0x80) {
+    *len = 1;
+    return b;
+  }
+  size_t l = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+  if (l == 1 || i + l > s.size()) {
+    *len = 1;
+    return b;
+  }
+  uint32_t cp = b & (0x7F >> l);
+  for (size_t k = 1; k < l; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  *len = l;
+  return cp;
+}
+
+inline size_t Utf8Length(unsigned char lead) {
+  return lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+}
+
+inline void AppendUtf8(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// Rust char::is_whitespace (the White_Space property).
+inline bool IsWhitespace(uint32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || c == 0x20 || c == 0x85 || c == 0xA0 || c == 0x1680 ||
+         (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+         c == 0x3000;
+}
+
+inline utf8proc_category_t Category(uint32_t c) {
+  return utf8proc_category(static_cast<utf8proc_int32_t>(c));
+}
+
+// Rust char::is_numeric: general category Nd, Nl or No.
+inline bool IsNumeric(uint32_t c) {
+  if (c < 0x80) return c >= '0' && c <= '9';
+  const auto k = Category(c);
+  return k == UTF8PROC_CATEGORY_ND || k == UTF8PROC_CATEGORY_NL || k == UTF8PROC_CATEGORY_NO;
+}
+
+inline bool IsMark(uint32_t c) {
+  const auto k = Category(c);
+  return k == UTF8PROC_CATEGORY_MN || k == UTF8PROC_CATEGORY_MC || k == UTF8PROC_CATEGORY_ME;
+}
+
+inline bool IsLetter(uint32_t c) {
+  const auto k = Category(c);
+  return k >= UTF8PROC_CATEGORY_LU && k <= UTF8PROC_CATEGORY_LO;
+}
+
+// A word character for added tokens' single_word (\w).
+inline bool IsWordChar(uint32_t c) { return c == '_' || IsLetter(c) || IsNumeric(c) || IsMark(c); }
+
+// HF's punctuation: ASCII punctuation or Unicode category P*.
+inline bool IsPunctuation(uint32_t c) {
+  if (c < 0x80) {
+    return (c >= 33 && c <= 47) || (c >= 58 && c <= 64) || (c >= 91 && c <= 96) ||
+           (c >= 123 && c <= 126);
+  }
+  const auto k = Category(c);
+  return k >= UTF8PROC_CATEGORY_PC && k <= UTF8PROC_CATEGORY_PO;
+}
+
+}  // namespace tokenmill::hf

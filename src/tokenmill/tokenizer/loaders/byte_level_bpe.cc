@@ -1,0 +1,826 @@
+#include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
+
+#include <utf8proc.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "tokenmill/base/utf8.h"
+#include "tokenmill/tokenizer/models/bpe.h"
+#include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
+#include "tokenmill/tokenizer/pre_tokenizers/unicode_classes.h"
+
+namespace tokenmill {
+namespace {
+
+using bpe::BpeModel;
+using bpe::MergeRule;
+using bpe::Pattern;
+using bpe::PreTokenizer;
+
+constexpr std::string_view kEndOfText = "<|endoftext|>";
+
+// The encodings of tiktoken_ext/openai_public.py: what a rank file does not carry.
+struct EncodingSpec {
+  std::string_view name;
+  Pattern pattern;
+  size_t ranks;  // lines in the rank file
+  std::vector<std::pair<std::string_view, uint32_t>> specials;
+};
+
+const std::vector<EncodingSpec>& Encodings() {
+  static const auto* const encodings = new std::vector<EncodingSpec>{
+      {"gpt2", Pattern::kGpt2, 50256, {{kEndOfText, 50256}}},
+      {"r50k_base", Pattern::kGpt2, 50256, {{kEndOfText, 50256}}},
+      {"p50k_base", Pattern::kGpt2, 50280, {{kEndOfText, 50256}}},
+      {"p50k_edit",
+       Pattern::kGpt2,
+       50280,
+       {{kEndOfText, 50256},
+        {"<|fim_prefix|>", 50281},
+        {"<|fim_middle|>", 50282},
+        {"<|fim_suffix|>", 50283}}},
+      {"cl100k_base",
+       Pattern::kCl100k,
+       100256,
+       {{kEndOfText, 100257},
+        {"<|fim_prefix|>", 100258},
+        {"<|fim_middle|>", 100259},
+        {"<|fim_suffix|>", 100260},
+        {"<|endofprompt|>", 100276}}},
+      {"o200k_base", Pattern::kO200k, 199998, {{kEndOfText, 199999}, {"<|endofprompt|>", 200018}}},
+  };
+  return *encodings;
+}
+
+std::string KnownEncodingNames() {
+  std::string names;
+  for (const EncodingSpec& e : Encodings()) {
+    if (!names.empty()) names += ", ";
+    names += e.name;
+  }
+  return names;
+}
+
+const EncodingSpec* FindEncoding(std::string_view name) {
+  for (const EncodingSpec& e : Encodings()) {
+    if (e.name == name) return &e;
+  }
+  return nullptr;
+}
+
+// GPT-2's bytes_to_unicode(): printable bytes stand for themselves, the others for U+0100 + n.
+struct ByteAlphabet {
+  uint32_t to_char[256];
+  int16_t to_byte[512];  // by code point; -1: not in the alphabet
+
+  ByteAlphabet() {
+    std::fill(std::begin(to_byte), std::end(to_byte), static_cast<int16_t>(-1));
+    uint32_t extra = 0;
+    for (uint32_t b = 0; b < 256; ++b) {
+      const bool printable = (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || b >= 174;
+      to_char[b] = printable ? b : 256 + extra++;
+      to_byte[to_char[b]] = static_cast<int16_t>(b);
+    }
+  }
+};
+
+const ByteAlphabet& Alphabet() {
+  static const ByteAlphabet alphabet;
+  return alphabet;
+}
+
+// The bytes that a byte-level token string ("Ġthe") stands for; nullopt if a character is not in
+// the alphabet.
+std::optional<std::string> ByteLevelToBytes(std::string_view token) {
+  const ByteAlphabet& alphabet = Alphabet();
+  std::string out;
+  out.reserve(token.size());
+  const auto* s = reinterpret_cast<const utf8proc_uint8_t*>(token.data());
+  utf8proc_ssize_t i = 0;
+  const auto n = static_cast<utf8proc_ssize_t>(token.size());
+  while (i < n) {
+    utf8proc_int32_t cp;
+    const utf8proc_ssize_t len = utf8proc_iterate(s + i, n - i, &cp);
+    if (len <= 0 || cp < 0 || cp >= 512 || alphabet.to_byte[cp] < 0) return std::nullopt;
+    out.push_back(static_cast<char>(alphabet.to_byte[cp]));
+    i += len;
+  }
+  return out;
+}
+
+// Standard base64 with padding, as in tiktoken rank files.
+bool DecodeBase64(std::string_view in, std::string* out) {
+  static const auto* const table = [] {
+    auto* t = new int8_t[256];
+    std::fill(t, t + 256, static_cast<int8_t>(-1));
+    const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for (int i = 0; i < 64; ++i)
+      t[static_cast<unsigned char>(alphabet[i])] = static_cast<int8_t>(i);
+    return t;
+  }();
+  out->clear();
+  if (in.empty() || in.size() % 4 != 0) return false;
+  size_t pad = 0;
+  if (in.back() == '=') pad = (in[in.size() - 2] == '=') ? 2 : 1;
+  uint32_t acc = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    int v = 0;
+    if (i >= in.size() - pad) {
+      if (in[i] != '=') return false;
+    } else {
+      v = table[static_cast<unsigned char>(in[i])];
+      if (v < 0) return false;
+    }
+    acc = (acc << 6) | static_cast<uint32_t>(v);
+    if (i % 4 == 3) {
+      out->push_back(static_cast<char>(acc >> 16));
+      out->push_back(static_cast<char>((acc >> 8) & 0xFF));
+      out->push_back(static_cast<char>(acc & 0xFF));
+      acc = 0;
+    }
+  }
+  out->resize(out->size() - pad);
+  return true;
+}
+
+bool ParseUint32(std::string_view s, uint32_t* v) {
+  if (s.empty() || s.size() > 10) return false;
+  uint64_t x = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    x = x * 10 + static_cast<uint64_t>(c - '0');
+  }
+  if (x >= BpeModel::kNone - 1) return false;
+  *v = static_cast<uint32_t>(x);
+  return true;
+}
+
+// A literal string matched in the text before pre-tokenization (special and added tokens).
+struct AddedToken {
+  std::string text;
+  uint32_t id = 0;
+  bool lstrip = false;       // also takes the whitespace before it
+  bool rstrip = false;       // also takes the whitespace after it
+  bool single_word = false;  // only where not inside a word
+};
+
+// Unicode normal forms for HF normalizers.
+enum class NormalForm { kNone, kNfc, kNfd, kNfkc, kNfkd };
+
+// One pre-tokenization step: split every piece of the previous step with `splitter`.
+struct Stage {
+  PreTokenizer splitter;
+  bool add_prefix_space = false;  // HF ByteLevel: prepend ' ' to a piece not starting with one
+};
+
+class BpeTokenizer final : public Tokenizer {
+ public:
+  BpeTokenizer(BpeModel model, std::vector<Stage> stages)
+      : model_(std::move(model)), stages_(std::move(stages)) {}
+
+  TokenizerKind kind() const override { return TokenizerKind::kBytePairEncoding; }
+
+  void Encode(std::string_view text, std::vector<uint32_t>* ids) const override {
+    std::string repaired;
+    if (FindInvalidUtf8(text) != std::string_view::npos) {
+      AppendValidUtf8(text, InvalidUtf8::kReplace, &repaired);
+      text = repaired;
+    }
+    if (matched_.empty()) {
+      EncodeSegment(text, ids);
+      return;
+    }
+    size_t segment = 0;
+    size_t pos = 0;
+    while (pos < text.size()) {
+      size_t start;
+      size_t end;
+      const AddedToken* token = MatchAt(text, segment, pos, &start, &end);
+      if (token == nullptr) {
+        ++pos;
+        continue;
+      }
+      EncodeSegment(text.substr(segment, start - segment), ids);
+      ids->push_back(token->id);
+      segment = pos = end;
+    }
+    EncodeSegment(text.substr(segment), ids);
+  }
+
+  uint32_t vocab_size() const override { return vocab_size_; }
+
+  std::string_view IdToToken(uint32_t id) const override {
+    auto it = text_by_id_.find(id);
+    if (it != text_by_id_.end()) return it->second;
+    return model_.Bytes(id);
+  }
+
+  std::optional<uint32_t> TokenToId(std::string_view token) const override {
+    auto it = specials_.all.find(std::string(token));
+    if (it != specials_.all.end()) return it->second;
+    for (const auto& [id, text] : text_by_id_) {
+      if (text == token) return id;
+    }
+    const uint32_t id = model_.Find(token);
+    if (id == BpeModel::kNone) return std::nullopt;
+    return id;
+  }
+
+  std::string Decode(std::span<const uint32_t> ids) const override {
+    std::string out;
+    for (uint32_t id : ids) out.append(IdToToken(id));
+    return out;
+  }
+
+  const SpecialTokens& specials() const override { return specials_; }
+
+  // Setup, before the tokenizer is shared.
+  void AddSpecial(std::string text, uint32_t id) {
+    if (text == kEndOfText) specials_.eod = id;
+    specials_.all[text] = id;
+    text_by_id_[id] = std::move(text);
+  }
+  void AddText(uint32_t id, std::string text) { text_by_id_[id] = std::move(text); }
+  void MatchLiterally(AddedToken token) { matched_.push_back(std::move(token)); }
+  void set_normal_form(NormalForm f) { normal_form_ = f; }
+  void FinishSetup() {
+    vocab_size_ = model_.id_limit();
+    for (const auto& [id, text] : text_by_id_) vocab_size_ = std::max(vocab_size_, id + 1);
+    // Leftmost-longest: at one position the longest token wins.
+    std::stable_sort(
+        matched_.begin(), matched_.end(),
+        [](const AddedToken& a, const AddedToken& b) { return a.text.size() > b.text.size(); });
+    for (const AddedToken& t : matched_) {
+      if (!t.text.empty()) first_bytes_[static_cast<unsigned char>(t.text[0])] = true;
+    }
+  }
+
+ private:
+  static bool IsSpaceAt(std::string_view text, size_t i, size_t* len) {
+    const auto& cc = bpe::CharClasses::Get();
+    return (cc.At(reinterpret_cast<const unsigned char*>(text.data()), text.size(), i, len) &
+            bpe::kSpace) != 0;
+  }
+
+  // Whether the character ending at text[i] (exclusive) is a word character (\w-like).
+  static bool WordCharBefore(std::string_view text, size_t i) {
+    if (i == 0) return false;
+    size_t start = i - 1;
+    while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+    size_t len;
+    const auto& cc = bpe::CharClasses::Get();
+    const uint8_t k =
+        cc.At(reinterpret_cast<const unsigned char*>(text.data()), text.size(), start, &len);
+    return (k & (bpe::kLetter | bpe::kNumber | bpe::kMark)) != 0 || text[start] == '_';
+  }
+  static bool WordCharAt(std::string_view text, size_t i) {
+    if (i >= text.size()) return false;
+    size_t len;
+    const auto& cc = bpe::CharClasses::Get();
+    const uint8_t k =
+        cc.At(reinterpret_cast<const unsigned char*>(text.data()), text.size(), i, &len);
+    return (k & (bpe::kLetter | bpe::kNumber | bpe::kMark)) != 0 || text[i] == '_';
+  }
+
+  // The added token that matches at text[pos], with the span it takes ([*start, *end), wider
+  // than the token with lstrip/rstrip; never before `floor`).
+  const AddedToken* MatchAt(std::string_view text, size_t floor, size_t pos, size_t* start,
+                            size_t* end) const {
+    if (!first_bytes_[static_cast<unsigned char>(text[pos])]) return nullptr;
+    for (const AddedToken& t : matched_) {
+      if (text.compare(pos, t.text.size(), t.text) != 0) continue;
+      size_t s = pos;
+      size_t e = pos + t.text.size();
+      if (t.single_word && (WordCharBefore(text, s) || WordCharAt(text, e))) continue;
+      if (t.lstrip) {
+        while (s > floor) {
+          size_t b = s - 1;
+          while (b > floor && (static_cast<unsigned char>(text[b]) & 0xC0) == 0x80) --b;
+          size_t len;
+          if (!IsSpaceAt(text, b, &len)) break;
+          s = b;
+        }
+      }
+      if (t.rstrip) {
+        size_t len;
+        while (e < text.size() && IsSpaceAt(text, e, &len)) e += len;
+      }
+      *start = s;
+      *end = e;
+      return &t;
+    }
+    return nullptr;
+  }
+
+  void EncodeSegment(std::string_view text, std::vector<uint32_t>* ids) const {
+    if (text.empty()) return;
+    if (normal_form_ != NormalForm::kNone) {
+      const std::string normalized = Normalize(text);
+      EncodeStage(0, normalized, ids);
+      return;
+    }
+    EncodeStage(0, text, ids);
+  }
+
+  std::string Normalize(std::string_view text) const {
+    int options = UTF8PROC_STABLE;
+    switch (normal_form_) {
+      case NormalForm::kNfc:
+        options |= UTF8PROC_COMPOSE;
+        break;
+      case NormalForm::kNfd:
+        options |= UTF8PROC_DECOMPOSE;
+        break;
+      case NormalForm::kNfkc:
+        options |= UTF8PROC_COMPOSE | UTF8PROC_COMPAT;
+        break;
+      case NormalForm::kNfkd:
+        options |= UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT;
+        break;
+      case NormalForm::kNone:
+        return std::string(text);
+    }
+    utf8proc_uint8_t* out = nullptr;
+    const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                                            static_cast<utf8proc_ssize_t>(text.size()), &out,
+                                            static_cast<utf8proc_option_t>(options));
+    if (n < 0) {  // cannot happen on valid UTF-8; keep the text rather than lose it
+      std::free(out);
+      return std::string(text);
+    }
+    std::string result(reinterpret_cast<const char*>(out), static_cast<size_t>(n));
+    std::free(out);
+    return result;
+  }
+
+  void EncodeStage(size_t stage, std::string_view text, std::vector<uint32_t>* ids) const {
+    if (stage == stages_.size()) {
+      model_.EncodePiece(text, ids);
+      return;
+    }
+    const Stage& st = stages_[stage];
+    std::string prefixed;
+    if (st.add_prefix_space && !text.empty() && text[0] != ' ') {
+      prefixed.reserve(text.size() + 1);
+      prefixed.push_back(' ');
+      prefixed.append(text);
+      text = prefixed;
+    }
+    if (stage + 1 == stages_.size()) {
+      // The common case: one splitter, then BPE. The piece list is reused per thread.
+      thread_local std::vector<std::string_view> pieces;
+      const size_t first = pieces.size();  // re-entrant if a caller's Encode nests (it cannot)
+      st.splitter.Split(text, &pieces);
+      for (size_t i = first; i < pieces.size(); ++i) model_.EncodePiece(pieces[i], ids);
+      pieces.resize(first);
+      if (first == 0 && pieces.capacity() > (1u << 16)) {
+        std::vector<std::string_view>().swap(pieces);  // a huge text: give the memory back
+      }
+      return;
+    }
+    std::vector<std::string_view> pieces;
+    st.splitter.Split(text, &pieces);
+    for (std::string_view piece : pieces) EncodeStage(stage + 1, piece, ids);
+  }
+
+  BpeModel model_;
+  std::vector<Stage> stages_;
+  SpecialTokens specials_;
+  std::unordered_map<uint32_t, std::string> text_by_id_;  // specials, added and non-byte tokens
+  std::vector<AddedToken> matched_;
+  bool first_bytes_[256] = {};
+  NormalForm normal_form_ = NormalForm::kNone;
+  uint32_t vocab_size_ = 0;
+};
+
+enum class BpeFileKind { kTiktoken, kEncoderJson, kTokenizerJson };
+
+// The [tokenizer] keys that do not apply to this kind of file are errors, not silently ignored.
+Status CheckOptions(const TokenizerOptions& options, std::string_view source, BpeFileKind kind) {
+  auto refuse = [&](std::string_view key, std::string_view applies_to) {
+    return Status::InvalidArgument(std::string(source) + ": [tokenizer] " + std::string(key) +
+                                   " applies to " + std::string(applies_to) +
+                                   " only; remove it for this byte-level BPE tokenizer");
+  };
+  if (options.lowercase.has_value()) return refuse("lowercase", "WordPiece");
+  if (options.strip_accents.has_value()) return refuse("strip_accents", "WordPiece");
+  if (options.handle_chinese_chars.has_value()) return refuse("handle_chinese_chars", "WordPiece");
+  if (options.clean_text.has_value()) return refuse("clean_text", "WordPiece");
+  if (options.max_input_chars_per_word.has_value()) {
+    return refuse("max_input_chars_per_word", "WordPiece");
+  }
+  if (options.compat != CompatMode::kHuggingFace) return refuse("compat", "WordPiece");
+  if (kind != BpeFileKind::kTiktoken && options.encoding.has_value()) {
+    return refuse("encoding", "tiktoken rank files (*.tiktoken)");
+  }
+  if (kind != BpeFileKind::kEncoderJson && options.merges.has_value()) {
+    return refuse("merges", "GPT-2 encoder.json");
+  }
+  return Status::Ok();
+}
+
+std::string LineContext(std::string_view source, size_t line) {
+  return std::string(source) + " line " + std::to_string(line);
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Tokenizer>> LoadTiktoken(const TokenizerOptions& options,
+                                                  std::string_view ranks, std::string_view name) {
+  TM_RETURN_IF_ERROR(CheckOptions(options, name, BpeFileKind::kTiktoken));
+  std::string_view stem = name;
+  if (const size_t slash = stem.find_last_of('/'); slash != std::string_view::npos) {
+    stem = stem.substr(slash + 1);
+  }
+  constexpr std::string_view kSuffix = ".tiktoken";
+  if (stem.size() > kSuffix.size() && stem.substr(stem.size() - kSuffix.size()) == kSuffix) {
+    stem = stem.substr(0, stem.size() - kSuffix.size());
+  }
+  const EncodingSpec* spec = nullptr;
+  if (options.encoding.has_value()) {
+    spec = FindEncoding(*options.encoding);
+    if (spec == nullptr) {
+      return Status::InvalidArgument("unknown tiktoken encoding '" + *options.encoding +
+                                     "'; use one of " + KnownEncodingNames());
+    }
+  } else {
+    spec = FindEncoding(stem);
+    if (spec == nullptr) {
+      return Status::InvalidArgument(
+          std::string(name) +
+          ": a tiktoken rank file carries neither its pre-tokenizer pattern nor its special "
+          "tokens, and the file name names no known encoding; set [tokenizer] encoding to one "
+          "of " +
+          KnownEncodingNames());
+    }
+  }
+
+  BpeModel model(MergeRule::kRanks);
+  model.Reserve(static_cast<size_t>(std::count(ranks.begin(), ranks.end(), '\n')) + 1);
+  std::string bytes;
+  size_t line_no = 0;
+  size_t count = 0;
+  size_t pos = 0;
+  while (pos < ranks.size()) {
+    size_t eol = ranks.find('\n', pos);
+    if (eol == std::string_view::npos) eol = ranks.size();
+    std::string_view line = ranks.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) continue;
+    const size_t space = line.find(' ');
+    uint32_t rank = 0;
+    if (space == std::string_view::npos || !DecodeBase64(line.substr(0, space), &bytes) ||
+        !ParseUint32(line.substr(space + 1), &rank)) {
+      return Status::InvalidArgument(
+          LineContext(name, line_no) +
+          ": expected '<base64 token> <rank>'; is this a tiktoken rank file (*.tiktoken)?");
+    }
+    Status st = model.AddToken(bytes, rank);
+    if (!st.ok()) return st.WithContext(LineContext(name, line_no));
+    ++count;
+  }
+  if (count != spec->ranks) {
+    return Status::InvalidArgument(std::string(name) + " has " + std::to_string(count) +
+                                   " ranks but encoding " + std::string(spec->name) + " has " +
+                                   std::to_string(spec->ranks) +
+                                   "; set [tokenizer] encoding to the file's encoding");
+  }
+  Status st = model.Finish();
+  if (!st.ok()) return st.WithContext(name);
+  for (const auto& [text, id] : spec->specials) {
+    if (!model.Bytes(id).empty()) {
+      return Status::InvalidArgument(std::string(name) + ": special token " + std::string(text) +
+                                     " has id " + std::to_string(id) +
+                                     ", which is also a rank in the file");
+    }
+  }
+  std::vector<Stage> stages;
+  stages.push_back({PreTokenizer::ForPattern(spec->pattern), false});
+  auto tokenizer = std::make_unique<BpeTokenizer>(std::move(model), std::move(stages));
+  for (const auto& [text, id] : spec->specials) {
+    tokenizer->AddSpecial(std::string(text), id);
+    if (!options.split_special_tokens) tokenizer->MatchLiterally({std::string(text), id});
+  }
+  tokenizer->FinishSetup();
+  return std::unique_ptr<Tokenizer>(std::move(tokenizer));
+}
+
+namespace {
+
+StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2EncoderImpl(const TokenizerOptions& options,
+                                                         std::string_view encoder_json,
+                                                         std::string_view vocab_bpe,
+                                                         std::string_view source) {
+  TM_RETURN_IF_ERROR(CheckOptions(options, source, BpeFileKind::kEncoderJson));
+  const nlohmann::json j = nlohmann::json::parse(encoder_json, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Status::InvalidArgument(std::string(source) +
+                                   ": not a JSON object of token -> id (GPT-2 encoder.json)");
+  }
+  BpeModel model(MergeRule::kMerges);
+  model.Reserve(j.size());
+  std::optional<uint32_t> eod;
+  for (const auto& [token, value] : j.items()) {
+    if (!value.is_number_unsigned() || value.get<uint64_t>() >= BpeModel::kNone - 1) {
+      return Status::InvalidArgument(std::string(source) + ": token \"" + token +
+                                     "\" has no valid id; expected a non-negative integer");
+    }
+    const auto id = value.get<uint32_t>();
+    if (token == kEndOfText) eod = id;
+    std::optional<std::string> bytes = ByteLevelToBytes(token);
+    if (!bytes.has_value()) {
+      return Status::InvalidArgument(std::string(source) + ": token \"" + token +
+                                     "\" is not in GPT-2's byte-level alphabet");
+    }
+    Status st = model.AddToken(*bytes, id);
+    if (!st.ok()) return st.WithContext(std::string(source) + ": token \"" + token + "\"");
+  }
+  const std::string merges_name = std::string(source) + " merges (vocab.bpe)";
+  size_t line_no = 0;
+  size_t pos = 0;
+  while (pos < vocab_bpe.size()) {
+    size_t eol = vocab_bpe.find('\n', pos);
+    if (eol == std::string_view::npos) eol = vocab_bpe.size();
+    std::string_view line = vocab_bpe.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || (line_no == 1 && line.starts_with("#version"))) continue;
+    const size_t space = line.find(' ');
+    if (space == std::string_view::npos || line.find(' ', space + 1) != std::string_view::npos) {
+      return Status::InvalidArgument(LineContext(merges_name, line_no) +
+                                     ": expected two tokens separated by one space");
+    }
+    const std::optional<std::string> a = ByteLevelToBytes(line.substr(0, space));
+    const std::optional<std::string> b = ByteLevelToBytes(line.substr(space + 1));
+    const uint32_t left = a.has_value() ? model.Find(*a) : BpeModel::kNone;
+    const uint32_t right = b.has_value() ? model.Find(*b) : BpeModel::kNone;
+    if (left == BpeModel::kNone || right == BpeModel::kNone) {
+      return Status::InvalidArgument(
+          LineContext(merges_name, line_no) + ": token '" +
+          std::string(left == BpeModel::kNone ? line.substr(0, space) : line.substr(space + 1)) +
+          "' is not in " + std::string(source) + "; do the merges belong to this encoder.json?");
+    }
+    Status st = model.AddMerge(left, right);
+    if (!st.ok()) return st.WithContext(LineContext(merges_name, line_no));
+  }
+  Status st = model.Finish();
+  if (!st.ok()) return st.WithContext(source);
+  std::vector<Stage> stages;
+  stages.push_back({PreTokenizer::ForPattern(Pattern::kGpt2), false});
+  auto tokenizer = std::make_unique<BpeTokenizer>(std::move(model), std::move(stages));
+  if (eod.has_value()) {
+    tokenizer->AddSpecial(std::string(kEndOfText), *eod);
+    if (!options.split_special_tokens) tokenizer->MatchLiterally({std::string(kEndOfText), *eod});
+  }
+  tokenizer->FinishSetup();
+  return std::unique_ptr<Tokenizer>(std::move(tokenizer));
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2Encoder(const TokenizerOptions& options,
+                                                     std::string_view encoder_json,
+                                                     std::string_view vocab_bpe,
+                                                     std::string_view source) {
+  try {
+    return LoadGpt2EncoderImpl(options, encoder_json, vocab_bpe, source);
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(std::string(source) +
+                                   ": unexpected encoder.json content: " + e.what());
+  }
+}
+
+namespace {
+
+// Reads the pre_tokenizer of a tokenizer.json into stages. Supported: ByteLevel, and Sequence of
+// Split (behavior Isolated, not inverted) steps with one ByteLevel step.
+Status ReadPreTokenizer(const nlohmann::json& pt, std::string_view source,
+                        std::vector<Stage>* stages) {
+  const std::string type = pt.is_object() ? pt.value("type", "") : "";
+  if (type == "ByteLevel") {
+    Stage stage;
+    stage.add_prefix_space = pt.value("add_prefix_space", false);
+    stage.splitter = pt.value("use_regex", true) ? PreTokenizer::ForPattern(Pattern::kGpt2)
+                                                 : PreTokenizer::WholeText();
+    stages->push_back(std::move(stage));
+    return Status::Ok();
+  }
+  if (type == "Split") {
+    if (pt.value("behavior", "") != "Isolated" || pt.value("invert", false)) {
+      return Status::InvalidArgument(std::string(source) +
+                                     ": Split pre-tokenizer: only behavior \"Isolated\" without "
+                                     "invert is supported");
+    }
+    const nlohmann::json& pattern = pt.at("pattern");
+    std::string regex;
+    if (pattern.contains("Regex")) {
+      regex = pattern.at("Regex").get<std::string>();
+    } else if (pattern.contains("String")) {
+      regex = "\\Q" + pattern.at("String").get<std::string>() + "\\E";
+    } else {
+      return Status::InvalidArgument(std::string(source) +
+                                     ": Split pre-tokenizer without a Regex or String pattern");
+    }
+    auto splitter = PreTokenizer::ForRegex(regex);
+    if (!splitter.ok()) return splitter.status().WithContext(source);
+    stages->push_back({std::move(splitter).value(), false});
+    return Status::Ok();
+  }
+  if (type == "Sequence") {
+    for (const nlohmann::json& step : pt.at("pretokenizers")) {
+      TM_RETURN_IF_ERROR(ReadPreTokenizer(step, source, stages));
+    }
+    return Status::Ok();
+  }
+  return Status::InvalidArgument(
+      std::string(source) + ": pre_tokenizer type '" + type +
+      "' is not supported for byte-level BPE; use ByteLevel (optionally after Split steps)");
+}
+
+Status ReadNormalizer(const nlohmann::json& n, std::string_view source, NormalForm* form) {
+  if (n.is_null()) return Status::Ok();
+  const std::string type = n.value("type", "");
+  if (type == "Sequence") {
+    for (const nlohmann::json& step : n.at("normalizers")) {
+      TM_RETURN_IF_ERROR(ReadNormalizer(step, source, form));
+    }
+    return Status::Ok();
+  }
+  NormalForm f;
+  if (type == "NFC") {
+    f = NormalForm::kNfc;
+  } else if (type == "NFD") {
+    f = NormalForm::kNfd;
+  } else if (type == "NFKC") {
+    f = NormalForm::kNfkc;
+  } else if (type == "NFKD") {
+    f = NormalForm::kNfkd;
+  } else {
+    return Status::InvalidArgument(std::string(source) + ": normalizer type '" + type +
+                                   "' is not supported for byte-level BPE; use none, NFC, NFD, "
+                                   "NFKC or NFKD");
+  }
+  if (*form != NormalForm::kNone && *form != f) {
+    return Status::InvalidArgument(std::string(source) +
+                                   ": more than one Unicode normal form in the normalizer");
+  }
+  *form = f;
+  return Status::Ok();
+}
+
+StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOptions& options,
+                                                              std::string_view json,
+                                                              std::string_view source) {
+  TM_RETURN_IF_ERROR(CheckOptions(options, source, BpeFileKind::kTokenizerJson));
+  const nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Status::InvalidArgument(std::string(source) + ": not valid JSON");
+  }
+  const nlohmann::json& m = j.at("model");
+  if (m.value("type", "") != "BPE") {
+    return Status::InvalidArgument(std::string(source) + ": model type is not BPE");
+  }
+  if (m.contains("dropout") && !m["dropout"].is_null() && m["dropout"].get<double>() != 0.0) {
+    return Status::InvalidArgument(std::string(source) +
+                                   ": BPE dropout is random; set it to null for data preparation");
+  }
+  for (const char* key : {"continuing_subword_prefix", "end_of_word_suffix"}) {
+    if (m.contains(key) && !m[key].is_null() && !m[key].get<std::string>().empty()) {
+      return Status::InvalidArgument(std::string(source) + ": BPE " + key +
+                                     " is not supported for byte-level BPE");
+    }
+  }
+  if (!j.contains("pre_tokenizer") || j["pre_tokenizer"].is_null()) {
+    return Status::InvalidArgument(std::string(source) +
+                                   ": no pre_tokenizer; byte-level BPE needs a ByteLevel one");
+  }
+  std::vector<Stage> stages;
+  TM_RETURN_IF_ERROR(ReadPreTokenizer(j["pre_tokenizer"], source, &stages));
+  size_t byte_level_steps = 0;
+  std::function<void(const nlohmann::json&)> count = [&](const nlohmann::json& pt) {
+    if (pt.value("type", "") == "ByteLevel") ++byte_level_steps;
+    if (pt.value("type", "") == "Sequence") {
+      for (const auto& s : pt.at("pretokenizers")) count(s);
+    }
+  };
+  count(j["pre_tokenizer"]);
+  if (byte_level_steps != 1) {
+    return Status::InvalidArgument(std::string(source) +
+                                   ": the pre_tokenizer must have exactly one ByteLevel step");
+  }
+  NormalForm form = NormalForm::kNone;
+  if (j.contains("normalizer")) TM_RETURN_IF_ERROR(ReadNormalizer(j["normalizer"], source, &form));
+
+  BpeModel model(MergeRule::kMerges);
+  model.Reserve(m.at("vocab").size());
+  model.set_ignore_merges(m.value("ignore_merges", false));
+  std::vector<std::pair<uint32_t, std::string>> not_byte_level;  // vocab entries kept as text
+  for (const auto& [token, value] : m.at("vocab").items()) {
+    if (!value.is_number_unsigned() || value.get<uint64_t>() >= BpeModel::kNone - 1) {
+      return Status::InvalidArgument(std::string(source) + ": model.vocab token \"" + token +
+                                     "\" has no valid id");
+    }
+    const auto id = value.get<uint32_t>();
+    std::optional<std::string> bytes = ByteLevelToBytes(token);
+    if (!bytes.has_value()) {
+      not_byte_level.emplace_back(id, token);
+      continue;
+    }
+    Status st = model.AddToken(*bytes, id);
+    if (!st.ok()) return st.WithContext(std::string(source) + ": model.vocab \"" + token + "\"");
+  }
+  if (m.contains("unk_token") && m["unk_token"].is_string()) {
+    const std::string unk = m["unk_token"].get<std::string>();
+    if (m.at("vocab").contains(unk)) model.set_unknown_id(m["vocab"][unk].get<uint32_t>());
+  }
+  size_t index = 0;
+  for (const nlohmann::json& merge : m.at("merges")) {
+    ++index;
+    std::string a;
+    std::string b;
+    if (merge.is_string()) {
+      const std::string s = merge.get<std::string>();
+      const size_t space = s.find(' ');
+      if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos) {
+        return Status::InvalidArgument(std::string(source) + ": model.merges entry " +
+                                       std::to_string(index) + " \"" + s +
+                                       "\": expected two tokens separated by one space");
+      }
+      a = s.substr(0, space);
+      b = s.substr(space + 1);
+    } else if (merge.is_array() && merge.size() == 2) {
+      a = merge[0].get<std::string>();
+      b = merge[1].get<std::string>();
+    } else {
+      return Status::InvalidArgument(std::string(source) + ": model.merges entry " +
+                                     std::to_string(index) + " is neither \"a b\" nor [a, b]");
+    }
+    const std::optional<std::string> ab = ByteLevelToBytes(a);
+    const std::optional<std::string> bb = ByteLevelToBytes(b);
+    const uint32_t left = ab.has_value() ? model.Find(*ab) : BpeModel::kNone;
+    const uint32_t right = bb.has_value() ? model.Find(*bb) : BpeModel::kNone;
+    if (left == BpeModel::kNone || right == BpeModel::kNone) {
+      return Status::InvalidArgument(
+          std::string(source) + ": model.merges entry " + std::to_string(index) + ": token \"" +
+          (left == BpeModel::kNone ? a : b) + "\" is not in model.vocab");
+    }
+    Status st = model.AddMerge(left, right);
+    if (!st.ok()) {
+      return st.WithContext(std::string(source) + ": model.merges entry " + std::to_string(index));
+    }
+  }
+  Status st = model.Finish();
+  if (!st.ok()) return st.WithContext(source);
+
+  auto tokenizer = std::make_unique<BpeTokenizer>(std::move(model), std::move(stages));
+  tokenizer->set_normal_form(form);
+  for (auto& [id, text] : not_byte_level) tokenizer->AddText(id, std::move(text));
+  if (j.contains("added_tokens") && j["added_tokens"].is_array()) {
+    for (const nlohmann::json& t : j["added_tokens"]) {
+      AddedToken added;
+      added.id = t.at("id").get<uint32_t>();
+      added.text = t.at("content").get<std::string>();
+      added.lstrip = t.value("lstrip", false);
+      added.rstrip = t.value("rstrip", false);
+      added.single_word = t.value("single_word", false);
+      if (added.text.empty()) continue;
+      if (t.value("special", false)) {
+        tokenizer->AddSpecial(added.text, added.id);
+        if (!options.split_special_tokens) tokenizer->MatchLiterally(added);
+      } else {
+        tokenizer->AddText(added.id, added.text);
+        tokenizer->MatchLiterally(added);  // HF always matches non-special added tokens
+      }
+    }
+  }
+  tokenizer->FinishSetup();
+  return std::unique_ptr<Tokenizer>(std::move(tokenizer));
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJson(const TokenizerOptions& options,
+                                                          std::string_view json,
+                                                          std::string_view source) {
+  try {
+    return LoadBpeTokenizerJsonImpl(options, json, source);
+  } catch (const std::exception& e) {
+    return Status::InvalidArgument(std::string(source) +
+                                   ": unexpected tokenizer.json structure: " + e.what());
+  }
+}
+
+}  // namespace tokenmill

@@ -1,0 +1,149 @@
+#include "tokenmill/tokenizer/loaders/hf_tokenizer_json.h"
+
+#include <gtest/gtest.h>
+
+#include "tokenmill/tokenizer/tokenizer.h"
+
+namespace tokenmill {
+namespace {
+
+using Ids = std::vector<uint32_t>;
+using nlohmann::json;
+
+const std::string kMeta = "\xE2\x96\x81";
+
+// A Llama-2-like file: Prepend + Replace, no pre-tokenizer, BPE with byte fallback.
+json LlamaLike() {
+  json j;
+  j["normalizer"] = {{"type", "Sequence"},
+                     {"normalizers",
+                      {{{"type", "Prepend"}, {"prepend", kMeta}},
+                       {{"type", "Replace"}, {"pattern", {{"String", " "}}}, {"content", kMeta}}}}};
+  j["pre_tokenizer"] = nullptr;
+  j["model"] = {{"type", "BPE"},
+                {"unk_token", "<unk>"},
+                {"byte_fallback", true},
+                {"fuse_unk", true},
+                {"vocab",
+                 {{"<unk>", 0},
+                  {"<s>", 1},
+                  {"</s>", 2},
+                  {kMeta, 3},
+                  {"h", 4},
+                  {"i", 5},
+                  {kMeta + "h", 6},
+                  {kMeta + "hi", 7},
+                  {"<0x21>", 8}}},
+                {"merges", {kMeta + " h", kMeta + "h i"}}};
+  j["added_tokens"] = {{{"id", 0}, {"content", "<unk>"}, {"special", true}, {"normalized", false}},
+                       {{"id", 1}, {"content", "<s>"}, {"special", true}, {"normalized", false}},
+                       {{"id", 2}, {"content", "</s>"}, {"special", true}, {"normalized", false}}};
+  return j;
+}
+
+StatusOr<std::unique_ptr<Tokenizer>> Load(const json& j, bool split_special = false) {
+  TokenizerOptions o;
+  o.path = "tokenizer.json";
+  o.split_special_tokens = split_special;
+  return LoadTokenizer(o, {{"main", "tokenizer.json", j.dump()}});
+}
+
+Ids Enc(const Tokenizer& t, std::string_view s) {
+  Ids ids;
+  t.Encode(s, &ids);
+  return ids;
+}
+
+TEST(HfPipelineTest, LlamaLayoutPerSegmentNormalization) {
+  auto t = Load(LlamaLike());
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ((*t)->kind(), TokenizerKind::kBytePairEncoding);
+  EXPECT_EQ(Enc(**t, "hi hi!"), (Ids{7, 7, 8}));
+  // Each segment between special tokens gets its own "▁" (HF's legacy Llama behaviour).
+  EXPECT_EQ(Enc(**t, "hi</s>hi"), (Ids{7, 2, 7}));
+  EXPECT_EQ(Enc(**t, "h?"), (Ids{6, 0}));  // no <0x3F>: unknown
+  EXPECT_EQ((*t)->specials().unk, 0u);
+  EXPECT_EQ((*t)->TokenToId("<s>"), 1u);
+  EXPECT_EQ((*t)->Decode(Ids{7, 8}), " hi!");
+  auto plain = Load(LlamaLike(), /*split_special=*/true);
+  ASSERT_TRUE(plain.ok());
+  EXPECT_NE(Enc(**plain, "hi</s>"), (Ids{7, 2}));  // </s> is text
+}
+
+TEST(HfPipelineTest, AddedTokensNormalizedAndStripped) {
+  json j = LlamaLike();
+  j["added_tokens"].push_back(
+      {{"id", 9}, {"content", "hi"}, {"special", false}, {"normalized", true}});
+  j["added_tokens"].push_back({{"id", 10},
+                               {"content", "<x>"},
+                               {"special", false},
+                               {"normalized", false},
+                               {"lstrip", true},
+                               {"rstrip", true}});
+  j["added_tokens"].push_back({{"id", 11},
+                               {"content", "i"},
+                               {"special", false},
+                               {"normalized", false},
+                               {"single_word", true}});
+  auto t = Load(j);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  // "hi" normalized is "▁hi": only a segment's first word matches it.
+  EXPECT_EQ(Enc(**t, "hi"), (Ids{9}));
+  EXPECT_EQ(Enc(**t, "h  <x>  hi"), (Ids{6, 10, 9}));  // spaces around <x> are taken
+  EXPECT_EQ(Enc(**t, "i"), (Ids{11}));
+  EXPECT_EQ(Enc(**t, "hi"), (Ids{9}));  // "i" inside a word is not single_word
+}
+
+TEST(HfPipelineTest, UnigramWithMetaspace) {
+  json j;
+  j["normalizer"] = nullptr;
+  j["pre_tokenizer"] = {
+      {"type", "Metaspace"}, {"replacement", kMeta}, {"prepend_scheme", "always"}, {"split", true}};
+  j["model"] = {{"type", "Unigram"},
+                {"unk_id", 0},
+                {"vocab", json::array({json::array({"<unk>", 0.0}), json::array({kMeta, -2.0}),
+                                       json::array({kMeta + "ab", -1.0}), json::array({"a", -3.0}),
+                                       json::array({"b", -3.0})})}};
+  auto t = Load(j);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ((*t)->kind(), TokenizerKind::kUnigram);
+  EXPECT_EQ(Enc(**t, "ab ab"), (Ids{2, 2}));
+  EXPECT_EQ(Enc(**t, "ba"), (Ids{1, 4, 3}));
+  j["model"].erase("unk_id");
+  auto missing = Load(j);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.status().message().find("model.unk_id"), std::string::npos);
+}
+
+TEST(HfPipelineTest, UnsupportedComponentsNameTheirJsonPath) {
+  json j = LlamaLike();
+  j["normalizer"]["normalizers"][1] = {{"type", "Frobnicate"}};
+  auto t = Load(j);
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.status().message().find("tokenizer.json: normalizer.normalizers[1]"),
+            std::string::npos)
+      << t.status().message();
+  EXPECT_NE(t.status().message().find("Frobnicate"), std::string::npos);
+  json p = LlamaLike();
+  p["pre_tokenizer"] = {{"type", "Sequence"},
+                        {"pretokenizers",
+                         {{{"type", "Split"},
+                           {"pattern", {{"String", " "}}},
+                           {"behavior", "Sideways"},
+                           {"invert", false}}}}};
+  auto s = Load(p);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("pre_tokenizer.pretokenizers[0].behavior"), std::string::npos)
+      << s.status().message();
+  json d = LlamaLike();
+  d["model"]["dropout"] = 0.1;
+  EXPECT_FALSE(Load(d).ok());
+  json u = LlamaLike();
+  u["model"]["unk_token"] = "<nope>";
+  auto unk = Load(u);
+  ASSERT_FALSE(unk.ok());
+  EXPECT_NE(unk.status().message().find("<nope>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tokenmill

@@ -1,0 +1,570 @@
+#include "tokenmill/tokenizer/models/bpe.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <memory>
+#include <string>
+
+namespace tokenmill::bpe {
+namespace {
+
+// The n <= 8 bytes at p as a little-endian number, zero-padded, without a call to memcpy for a
+// variable length (overlapping fixed-size loads give the same value).
+inline uint64_t Load64(const char* p, size_t n) {
+  const auto* b = reinterpret_cast<const unsigned char*>(p);
+  if (n >= 4) {
+    if (n == 8) {
+      uint64_t v;
+      std::memcpy(&v, p, 8);
+      return v;
+    }
+    uint32_t lo;
+    uint32_t hi;
+    std::memcpy(&lo, p, 4);
+    std::memcpy(&hi, p + n - 4, 4);
+    return lo | (static_cast<uint64_t>(hi) << (8 * (n - 4)));
+  }
+  if (n == 0) return 0;
+  return b[0] | (static_cast<uint64_t>(b[n / 2]) << (8 * (n / 2))) |
+         (static_cast<uint64_t>(b[n - 1]) << (8 * (n - 1)));
+}
+
+inline uint64_t Mix(uint64_t h) {
+  h ^= h >> 32;
+  h *= 0xD6E8FEB86659FD93ULL;
+  h ^= h >> 32;
+  return h;
+}
+
+inline uint64_t HashPairKey(uint64_t key) { return Mix(key * 0x9E3779B97F4A7C15ULL); }
+
+// A per-thread cache of merged pieces: most pre-tokens of natural text repeat (" the", "ing"),
+// and a piece that is not one token costs a full merge every time it is met. Direct-mapped, one
+// 64-byte entry a cache line, 4096 entries (256 KiB a thread, allocated on first use). An entry
+// belongs to one model (its serial), so threads may use several models at once. The merge is
+// deterministic, so a hit returns exactly what merging would.
+struct PieceCache {
+  static constexpr size_t kMaxBytes = 22;
+  static constexpr size_t kMaxIds = 7;
+  static constexpr size_t kEntries = 4096;
+  struct Entry {
+    uint64_t hash = 0;
+    uint32_t serial = 0;  // 0: empty (model serials start at 1)
+    uint8_t length = 0;
+    uint8_t id_count = 0;
+    char bytes[kMaxBytes];
+    uint32_t ids[kMaxIds];
+  };
+  static_assert(sizeof(Entry) == 64);
+  std::unique_ptr<Entry[]> entries{new Entry[kEntries]};
+
+  static PieceCache& ForThread() {
+    thread_local PieceCache cache;
+    return cache;
+  }
+  Entry& Slot(uint64_t hash) { return entries[(hash >> 40) & (kEntries - 1)]; }
+};
+
+std::atomic<uint32_t> next_model_serial{1};
+
+std::string Hex(uint32_t byte) {
+  static const char kDigits[] = "0123456789abcdef";
+  return std::string("0x") + kDigits[byte >> 4] + kDigits[byte & 15];
+}
+
+}  // namespace
+
+BpeModel::BpeModel(MergeRule rule)
+    : rule_(rule), serial_(next_model_serial.fetch_add(1, std::memory_order_relaxed)) {
+  std::fill(std::begin(byte_ids_), std::end(byte_ids_), kNone);
+  token_slots_.resize(1024);
+}
+
+void BpeModel::set_ignore_merges(bool v) {
+  ignore_merges_ = v;
+  serial_ = next_model_serial.fetch_add(1, std::memory_order_relaxed);
+}
+
+void BpeModel::set_unknown_id(std::optional<uint32_t> id) {
+  unknown_id_ = id;
+  serial_ = next_model_serial.fetch_add(1, std::memory_order_relaxed);
+}
+
+uint64_t BpeModel::HashBytes(std::string_view bytes) {
+  const char* p = bytes.data();
+  size_t n = bytes.size();
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ (n * 0xFF51AFD7ED558CCDULL);
+  while (n >= 8) {
+    h = (h ^ Load64(p, 8)) * 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 29;
+    p += 8;
+    n -= 8;
+  }
+  if (n > 0) h = (h ^ Load64(p, n)) * 0x94D049BB133111EBULL;
+  return Mix(h);
+}
+
+inline uint64_t BpeModel::SlotData(std::string_view bytes, uint64_t hash, uint32_t offset) {
+  if (bytes.size() <= 8) return Load64(bytes.data(), bytes.size());
+  return (hash & 0xFFFFFFFF00000000ULL) | offset;
+}
+
+void BpeModel::InsertToken(uint32_t id) {
+  const Span& span = spans_[id];
+  const std::string_view bytes(arena_.data() + span.offset, span.length);
+  const uint64_t h = HashBytes(bytes);
+  const size_t mask = token_slots_.size() - 1;
+  size_t i = h & mask;
+  while (token_slots_[i].id != kNone) i = (i + 1) & mask;
+  token_slots_[i] = {SlotData(bytes, h, span.offset), id, span.length};
+}
+
+uint32_t BpeModel::Find(std::string_view bytes) const {
+  if (bytes.empty()) return kNone;
+  return FindHashed(bytes, HashBytes(bytes));
+}
+
+inline uint32_t BpeModel::FindHashed(std::string_view bytes, uint64_t h) const {
+  const size_t mask = token_slots_.size() - 1;
+  const auto length = static_cast<uint32_t>(bytes.size());
+  if (length <= 8) {
+    const uint64_t data = Load64(bytes.data(), length);
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      const TokenSlot& slot = token_slots_[i];
+      if (slot.id == kNone) return kNone;
+      if (slot.length == length && slot.data == data) return slot.id;
+    }
+  }
+  const uint64_t tag = h & 0xFFFFFFFF00000000ULL;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const TokenSlot& slot = token_slots_[i];
+    if (slot.id == kNone) return kNone;
+    if (slot.length == length && (slot.data & 0xFFFFFFFF00000000ULL) == tag &&
+        std::memcmp(arena_.data() + static_cast<uint32_t>(slot.data), bytes.data(), length) == 0) {
+      return slot.id;
+    }
+  }
+}
+
+std::string_view BpeModel::Bytes(uint32_t id) const {
+  if (id >= spans_.size()) return {};
+  const Span& span = spans_[id];
+  return std::string_view(arena_.data() + span.offset, span.length);
+}
+
+Status BpeModel::AddToken(std::string_view bytes, uint32_t id) {
+  if (bytes.empty()) return Status::InvalidArgument("empty token");
+  if (id == kNone) return Status::InvalidArgument("token id too large");
+  if (id < spans_.size() && spans_[id].length != 0) {
+    return Status::InvalidArgument("id " + std::to_string(id) + " is used twice");
+  }
+  if (const uint32_t first = Find(bytes); first != kNone) {
+    return Status::InvalidArgument("token bytes repeated (first id " + std::to_string(first) + ")");
+  }
+  if (id >= spans_.size()) spans_.resize(static_cast<size_t>(id) + 1);
+  spans_[id] = {static_cast<uint32_t>(arena_.size()), static_cast<uint32_t>(bytes.size())};
+  arena_.append(bytes);
+  ++token_count_;
+  if (bytes.size() == 1) byte_ids_[static_cast<unsigned char>(bytes[0])] = id;
+  if (2 * token_count_ > token_slots_.size()) {  // keep the load factor at most 1/2
+    std::vector<TokenSlot> old(token_slots_.size() * 2);
+    old.swap(token_slots_);
+    for (const TokenSlot& slot : old) {
+      if (slot.id != kNone) InsertToken(slot.id);
+    }
+  }
+  InsertToken(id);
+  return Status::Ok();
+}
+
+void BpeModel::Reserve(size_t tokens) {
+  size_t capacity = token_slots_.size();
+  while (capacity < 2 * tokens) capacity *= 2;
+  if (capacity != token_slots_.size()) {
+    std::vector<TokenSlot> old(capacity);
+    old.swap(token_slots_);
+    for (const TokenSlot& slot : old) {
+      if (slot.id != kNone) InsertToken(slot.id);
+    }
+  }
+  spans_.reserve(tokens);
+}
+
+Status BpeModel::AddMerge(uint32_t left, uint32_t right) {
+  const std::string_view a = Bytes(left);
+  const std::string_view b = Bytes(right);
+  if (a.empty() || b.empty()) return Status::InvalidArgument("merge of an unknown token");
+  std::string joined(a);
+  joined.append(b);
+  if (Find(joined) == kNone) {
+    return Status::InvalidArgument("the merged token is not in the vocabulary");
+  }
+  merges_.push_back({left, right, kNone, kNone});
+  return Status::Ok();
+}
+
+Status BpeModel::AddMergeWithResult(uint32_t left, uint32_t right, uint32_t result,
+                                    uint32_t priority) {
+  if (Bytes(left).empty() || Bytes(right).empty() || Bytes(result).empty()) {
+    return Status::InvalidArgument("merge of an unknown token");
+  }
+  merges_.push_back({left, right, result, priority});
+  return Status::Ok();
+}
+
+void BpeModel::InsertPair(uint32_t left, uint32_t right, uint32_t priority, uint32_t result) {
+  const uint64_t key = (static_cast<uint64_t>(left) << 43) | (static_cast<uint64_t>(right) << 22);
+  const size_t mask = pair_slots_.size() - 1;
+  if (rule_ == MergeRule::kMerges) merge_results_[priority] = result;
+  const uint64_t hash = HashPairKey(key);
+  pair_filter_[(hash >> 12) & (pair_filter_.size() - 1)] |=
+      (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    uint64_t& slot = pair_slots_[i];
+    if (slot == kEmptyPair) {
+      slot = key | priority;
+      ++pair_count_;
+      return;
+    }
+    if ((slot & ~kPriorityMask) == key) {  // a later merge line replaces an earlier one
+      slot = key | priority;
+      return;
+    }
+  }
+}
+
+inline BpeModel::Pair BpeModel::LookupPair(uint32_t left, uint32_t right) const {
+  if (left == kNone || right == kNone) return {};
+  const uint64_t key = (static_cast<uint64_t>(left) << 43) | (static_cast<uint64_t>(right) << 22);
+  const uint64_t hash = HashPairKey(key);
+  if (!MayHavePair(hash)) return {};
+  const size_t mask = pair_slots_.size() - 1;
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
+    const uint64_t slot = pair_slots_[i];
+    if ((slot & ~kPriorityMask) == key) {
+      const auto priority = static_cast<uint32_t>(slot & kPriorityMask);
+      return {priority, rule_ == MergeRule::kRanks ? priority : merge_results_[priority]};
+    }
+    if (slot == kEmptyPair) return {};
+  }
+}
+
+Status BpeModel::Finish() {
+  if (rule_ == MergeRule::kRanks) {
+    for (int b = 0; b < 256; ++b) {
+      if (byte_ids_[b] == kNone) {
+        return Status::InvalidArgument("no token for the single byte " + Hex(b) +
+                                       "; a byte-level BPE vocabulary needs all 256 bytes");
+      }
+    }
+  }
+  // Pair table: collect the entries, then size the table for a load factor of at most 1/2.
+  struct Entry {
+    uint32_t left, right, priority, result;
+  };
+  std::vector<Entry> entries;
+  if (rule_ == MergeRule::kRanks) {
+    entries.reserve(token_count_ * 3);
+    for (uint32_t id = 0; id < spans_.size(); ++id) {
+      const std::string_view bytes = Bytes(id);
+      for (size_t k = 1; k < bytes.size(); ++k) {
+        const uint32_t left = Find(bytes.substr(0, k));
+        if (left == kNone) continue;
+        const uint32_t right = Find(bytes.substr(k));
+        if (right != kNone) entries.push_back({left, right, id, id});
+      }
+    }
+  } else {
+    entries.reserve(merges_.size());
+    std::string joined;
+    for (size_t i = 0; i < merges_.size(); ++i) {
+      const auto [left, right, result, priority] = merges_[i];
+      if (result != kNone) {
+        entries.push_back(
+            {left, right, priority != kNone ? priority : static_cast<uint32_t>(i), result});
+        continue;
+      }
+      joined.assign(Bytes(left));
+      joined.append(Bytes(right));
+      entries.push_back({left, right, static_cast<uint32_t>(i), Find(joined)});
+    }
+    merges_.clear();
+    merges_.shrink_to_fit();
+  }
+  constexpr size_t kMaxIds = (size_t{1} << 21) - 1;
+  if (spans_.size() > kMaxIds || entries.size() > kPriorityMask) {
+    return Status::InvalidArgument("more than " + std::to_string(kMaxIds - 1) + " token ids or " +
+                                   std::to_string(kPriorityMask) + " merges are not supported");
+  }
+  if (rule_ == MergeRule::kMerges) {
+    size_t priorities = entries.size();
+    for (const Entry& e : entries) priorities = std::max<size_t>(priorities, e.priority + size_t{1});
+    if (priorities > kPriorityMask) {
+      return Status::InvalidArgument("merge priorities above " + std::to_string(kPriorityMask) +
+                                     " are not supported");
+    }
+    merge_results_.assign(priorities, kNone);
+  }
+  size_t capacity = 16;
+  while (capacity < 2 * entries.size()) capacity *= 2;
+  pair_slots_.assign(capacity, kEmptyPair);
+  size_t filter_words = 1;
+  while (filter_words * 64 < 8 * entries.size()) filter_words *= 2;
+  pair_filter_.assign(filter_words, 0);
+  pair_count_ = 0;
+  for (const Entry& e : entries) InsertPair(e.left, e.right, e.priority, e.result);
+  byte_pairs_.assign(256 * 256, Pair{});
+  for (int a = 0; a < 256; ++a) {
+    for (int b = 0; b < 256; ++b) byte_pairs_[a * 256 + b] = LookupPair(byte_ids_[a], byte_ids_[b]);
+  }
+  finished_ = true;
+  if (rule_ == MergeRule::kMerges && !ignore_merges_ && !ids_only_) {
+    // A token may be taken whole only where merging its bytes yields it.
+    whole_ok_.assign(spans_.size(), 0);
+    std::vector<uint32_t> out;
+    for (uint32_t id = 0; id < spans_.size(); ++id) {
+      const std::string_view bytes = Bytes(id);
+      if (bytes.empty()) continue;
+      out.clear();
+      if (bytes.size() <= kLinearMergeMaxBytes) {
+        MergeLinear(bytes, &out);
+      } else {
+        MergeHeap(bytes, &out);
+      }
+      whole_ok_[id] = out.size() == 1 && out[0] == id;
+    }
+  }
+  return Status::Ok();
+}
+
+inline bool BpeModel::TakeWhole(uint32_t id) const {
+  if (id == kNone) return false;
+  if (rule_ == MergeRule::kRanks || ignore_merges_) return true;
+  return whole_ok_[id] != 0;
+}
+
+inline void BpeModel::EmitPart(uint32_t id, std::vector<uint32_t>* ids) const {
+  if (id != kNone) {
+    ids->push_back(id);
+  } else if (unknown_id_.has_value()) {
+    ids->push_back(*unknown_id_);
+  }
+}
+
+void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
+                           Algorithm algorithm) const {
+  if (piece.empty()) return;
+  if (piece.size() >= kMaxPieceBytes) {  // never in practice: positions are 32-bit
+    constexpr size_t kChunk = kMaxPieceBytes - 1;
+    for (size_t pos = 0; pos < piece.size(); pos += kChunk) {
+      EncodePiece(piece.substr(pos, kChunk), ids, algorithm);
+    }
+    return;
+  }
+  if (piece.size() == 1) {
+    EmitPart(byte_ids_[static_cast<unsigned char>(piece[0])], ids);
+    return;
+  }
+  const uint64_t hash = HashBytes(piece);
+  const uint32_t whole = FindHashed(piece, hash);
+  if (TakeWhole(whole)) {
+    ids->push_back(whole);
+    return;
+  }
+  if (algorithm == Algorithm::kAuto && piece.size() <= PieceCache::kMaxBytes) {
+    PieceCache::Entry& e = PieceCache::ForThread().Slot(hash);
+    if (e.serial == serial_ && e.hash == hash && e.length == piece.size() &&
+        std::memcmp(e.bytes, piece.data(), piece.size()) == 0) {
+      ids->insert(ids->end(), e.ids, e.ids + e.id_count);
+      return;
+    }
+    const size_t before = ids->size();
+    MergeLinear(piece, ids);
+    const size_t count = ids->size() - before;
+    if (count <= PieceCache::kMaxIds) {
+      e.serial = serial_;
+      e.hash = hash;
+      e.length = static_cast<uint8_t>(piece.size());
+      e.id_count = static_cast<uint8_t>(count);
+      std::memcpy(e.bytes, piece.data(), piece.size());
+      std::copy(ids->begin() + static_cast<std::ptrdiff_t>(before), ids->end(), e.ids);
+    }
+    return;
+  }
+  if (piece.size() <= kLinearMergeMaxBytes && algorithm != Algorithm::kHeap) {
+    MergeLinear(piece, ids);
+  } else {
+    MergeHeap(piece, ids);
+  }
+}
+
+void BpeModel::MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) const {
+  // parts[k] is a token; pairs[k] describes the merge of parts[k] and parts[k + 1].
+  uint32_t parts[kLinearMergeMaxBytes];
+  Pair pairs[kLinearMergeMaxBytes];
+  size_t m = piece.size();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
+  for (size_t k = 0; k < m; ++k) parts[k] = byte_ids_[bytes[k]];
+  for (size_t k = 0; k + 1 < m; ++k) pairs[k] = byte_pairs_[bytes[k] * 256 + bytes[k + 1]];
+  while (m > 1) {
+    size_t best = 0;
+    uint32_t best_priority = pairs[0].priority;
+    for (size_t k = 1; k + 1 < m; ++k) {
+      if (pairs[k].priority < best_priority) {
+        best_priority = pairs[k].priority;
+        best = k;
+      }
+    }
+    if (best_priority == kNone) break;
+    parts[best] = pairs[best].result;
+    // Remove part best + 1 and pair best + 1 (pair best is recomputed below).
+    for (size_t k = best + 1; k + 1 < m; ++k) parts[k] = parts[k + 1];
+    for (size_t k = best + 1; k + 2 < m; ++k) pairs[k] = pairs[k + 1];
+    --m;
+    if (best > 0) pairs[best - 1] = LookupPair(parts[best - 1], parts[best]);
+    if (best + 1 < m) pairs[best] = LookupPair(parts[best], parts[best + 1]);
+  }
+  for (size_t k = 0; k < m; ++k) EmitPart(parts[k], ids);
+}
+
+void BpeModel::MergeHeap(std::string_view piece, std::vector<uint32_t>* ids) const {
+  // Parts form a doubly linked list over the byte positions where they start. The heap holds a
+  // candidate for every adjacent pair, keyed by (priority, position); a candidate whose parts
+  // have changed since it was pushed is skipped when popped.
+  constexpr uint32_t kNil = UINT32_MAX;
+  struct Node {
+    uint32_t id;
+    uint32_t prev;
+    uint32_t next;
+  };
+  struct Candidate {
+    uint64_t key;  // priority << 32 | position of the left part
+    uint32_t left;
+    uint32_t right;
+    uint32_t result;
+  };
+  constexpr uint32_t kDead = kNone - 1;
+  const auto n = static_cast<uint32_t>(piece.size());  // EncodePiece keeps pieces below 4 GiB
+  const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
+  std::vector<Node> nodes(n);
+  for (uint32_t k = 0; k < n; ++k) {
+    nodes[k] = {byte_ids_[bytes[k]], k == 0 ? kNil : k - 1, k + 1 < n ? k + 1 : kNil};
+  }
+  auto later = [](const Candidate& a, const Candidate& b) { return a.key > b.key; };
+  std::vector<Candidate> heap;
+  heap.reserve(n);
+  auto push = [&](uint32_t pos, Pair pair) {
+    if (pair.priority == kNone) return;
+    const uint32_t next = nodes[pos].next;
+    heap.push_back({(static_cast<uint64_t>(pair.priority) << 32) | pos, nodes[pos].id,
+                    nodes[next].id, pair.result});
+    std::push_heap(heap.begin(), heap.end(), later);
+  };
+  for (uint32_t k = 0; k + 1 < n; ++k) push(k, byte_pairs_[bytes[k] * 256 + bytes[k + 1]]);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const Candidate c = heap.back();
+    heap.pop_back();
+    const auto pos = static_cast<uint32_t>(c.key & 0xFFFFFFFFu);
+    Node& node = nodes[pos];
+    if (node.id != c.left || node.next == kNil) continue;
+    Node& right = nodes[node.next];
+    if (right.id != c.right) continue;
+    node.id = c.result;
+    right.id = kDead;
+    node.next = right.next;
+    if (node.next != kNil) {
+      nodes[node.next].prev = pos;
+      push(pos, LookupPair(node.id, nodes[node.next].id));
+    }
+    if (node.prev != kNil) push(node.prev, LookupPair(nodes[node.prev].id, node.id));
+  }
+  for (uint32_t k = 0; k != kNil; k = nodes[k].next) EmitPart(nodes[k].id, ids);
+}
+
+void BpeModel::MergeIds(std::span<const uint32_t> parts, std::vector<uint32_t>* ids) const {
+  const size_t n = parts.size();
+  if (n == 0) return;
+  if (n == 1) {
+    ids->push_back(parts[0]);
+    return;
+  }
+  if (n <= kLinearMergeMaxBytes) {
+    uint32_t p[kLinearMergeMaxBytes];
+    Pair pairs[kLinearMergeMaxBytes];
+    size_t m = n;
+    for (size_t k = 0; k < m; ++k) p[k] = parts[k];
+    for (size_t k = 0; k + 1 < m; ++k) pairs[k] = LookupPair(p[k], p[k + 1]);
+    while (m > 1) {
+      size_t best = 0;
+      uint32_t best_priority = pairs[0].priority;
+      for (size_t k = 1; k + 1 < m; ++k) {
+        if (pairs[k].priority < best_priority) {
+          best_priority = pairs[k].priority;
+          best = k;
+        }
+      }
+      if (best_priority == kNone) break;
+      p[best] = pairs[best].result;
+      for (size_t k = best + 1; k + 1 < m; ++k) p[k] = p[k + 1];
+      for (size_t k = best + 1; k + 2 < m; ++k) pairs[k] = pairs[k + 1];
+      --m;
+      if (best > 0) pairs[best - 1] = LookupPair(p[best - 1], p[best]);
+      if (best + 1 < m) pairs[best] = LookupPair(p[best], p[best + 1]);
+    }
+    ids->insert(ids->end(), p, p + m);
+    return;
+  }
+  // As MergeHeap, over the given parts.
+  constexpr uint32_t kNil = UINT32_MAX;
+  struct Node {
+    uint32_t id;
+    uint32_t prev;
+    uint32_t next;
+  };
+  struct Candidate {
+    uint64_t key;  // priority << 32 | position of the left part
+    uint32_t left;
+    uint32_t right;
+    uint32_t result;
+  };
+  constexpr uint32_t kDead = kNone - 1;
+  const auto count = static_cast<uint32_t>(n);
+  std::vector<Node> nodes(n);
+  for (uint32_t k = 0; k < count; ++k) {
+    nodes[k] = {parts[k], k == 0 ? kNil : k - 1, k + 1 < count ? k + 1 : kNil};
+  }
+  auto later = [](const Candidate& a, const Candidate& b) { return a.key > b.key; };
+  std::vector<Candidate> heap;
+  heap.reserve(n);
+  auto push = [&](uint32_t pos, Pair pair) {
+    if (pair.priority == kNone) return;
+    const uint32_t next = nodes[pos].next;
+    heap.push_back({(static_cast<uint64_t>(pair.priority) << 32) | pos, nodes[pos].id,
+                    nodes[next].id, pair.result});
+    std::push_heap(heap.begin(), heap.end(), later);
+  };
+  for (uint32_t k = 0; k + 1 < count; ++k) push(k, LookupPair(parts[k], parts[k + 1]));
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const Candidate c = heap.back();
+    heap.pop_back();
+    const auto pos = static_cast<uint32_t>(c.key & 0xFFFFFFFFu);
+    Node& node = nodes[pos];
+    if (node.id != c.left || node.next == kNil) continue;
+    Node& right = nodes[node.next];
+    if (right.id != c.right) continue;
+    node.id = c.result;
+    right.id = kDead;
+    node.next = right.next;
+    if (node.next != kNil) {
+      nodes[node.next].prev = pos;
+      push(pos, LookupPair(node.id, nodes[node.next].id));
+    }
+    if (node.prev != kNil) push(node.prev, LookupPair(nodes[node.prev].id, node.id));
+  }
+  for (uint32_t k = 0; k != kNil; k = nodes[k].next) ids->push_back(nodes[k].id);
+}
+
+}  // namespace tokenmill::bpe

@@ -1,0 +1,168 @@
+// The merge step of byte-level BPE: a piece of bytes (one pre-token) to token ids.
+//
+// Two rules decide which adjacent pair merges next; in both the pair with the lowest priority
+// merges first and, among equals, the leftmost:
+//   kRanks  (tiktoken): a pair merges if its concatenated bytes are a token; its priority is that
+//           token's rank (= id). A piece that is itself a token is that token, before any merge.
+//   kMerges (GPT-2 encoder.py, HF tokenizers BPE): a pair merges if it is in the merges list; its
+//           priority is its line there (a later duplicate line wins, as in both references).
+//           Unless `ignore_merges`, a piece that is itself a token is only taken whole if merging
+//           its bytes gives that token (computed at load), so results never differ from merging.
+// Both rules are implemented on one pair table (left id, right id) -> (priority, result id): for
+// kRanks it holds every split of every token into two tokens. The table packs a pair into 8
+// bytes, and a Bloom filter in front of it answers most look-ups (about 70% of the pairs looked
+// up do not merge); pairs of two single bytes come from a 256 x 256 array. Short pieces merge
+// with a linear scan (as tiktoken); long ones with a heap over a linked list, O(n log n) in the
+// piece length. Merged pieces of up to 22 bytes are remembered in a bounded per-thread cache (4096
+// entries), which returns exactly what merging would. Limits: ids below 2^21 - 1, at most 2^22 - 1
+// pairs (Finish() says so). Thread-safety: immutable after Finish(); EncodePiece() may run on many
+// threads.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenmill/base/status.h"
+
+namespace tokenmill::bpe {
+
+enum class MergeRule { kRanks, kMerges };
+
+class BpeModel {
+ public:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  // Pieces of at most this many bytes merge with the linear scan.
+  static constexpr size_t kLinearMergeMaxBytes = 64;
+  // Pieces of this many bytes or more (4 GiB) are encoded in chunks of kMaxPieceBytes - 1 bytes.
+  static constexpr size_t kMaxPieceBytes = size_t{1} << 32;
+
+  explicit BpeModel(MergeRule rule);
+  BpeModel(BpeModel&&) = default;
+  BpeModel& operator=(BpeModel&&) = default;
+
+  // Adds a token. Errors (for the caller to put in context): the bytes or the id already exist,
+  // the bytes are empty, or the id is kNone.
+  Status AddToken(std::string_view bytes, uint32_t id);
+
+  // Prepares for about `tokens` tokens (optional; saves rehashing).
+  void Reserve(size_t tokens);
+
+  // kMerges only: adds the next merge line. Error if an id is unknown or the concatenation is not a
+  // token.
+  Status AddMerge(uint32_t left, uint32_t right);
+  // kMerges only: adds the next merge line with its result given (HF's continuing_subword_prefix:
+  // the result is not the plain concatenation). Error if an id is unknown.
+  // `priority` (default: the line's index) lets several lines share one priority when they have
+  // the same result (SentencePiece BPE: a piece's score ranks every split of it).
+  Status AddMergeWithResult(uint32_t left, uint32_t right, uint32_t result,
+                            uint32_t priority = kNone);
+  // Skips the take-whole table of kMerges (for models that call MergeIds only).
+  void set_ids_only(bool v) { ids_only_ = v; }
+
+  // kMerges: HF's ignore_merges (a piece that is a token is always taken whole). Default: false.
+  void set_ignore_merges(bool v);
+  // kMerges: the id that a byte without a token becomes (HF's unk_token). Default: none (the
+  // byte is dropped, as HF does without an unk token).
+  void set_unknown_id(std::optional<uint32_t> id);
+
+  // Builds the lookup tables. kRanks requires a token for every one of the 256 bytes.
+  // REQUIRES: every token and merge added.
+  Status Finish();
+
+  // How a piece that is not taken whole is merged. kAuto: linear up to kLinearMergeMaxBytes, heap
+  // above. kLinear applies to pieces up to kLinearMergeMaxBytes only. (For tests and benchmarks;
+  // all give the same ids.)
+  enum class Algorithm { kAuto, kLinear, kHeap };
+
+  // Appends the ids of `piece` to *ids. REQUIRES: Finish() succeeded.
+  void EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
+                   Algorithm algorithm = Algorithm::kAuto) const;
+
+  // Merges a sequence of token ids (HF's Word::merge_all): repeatedly the adjacent pair with the
+  // lowest priority, among equals the leftmost; appends the result to *ids (kNone parts are
+  // skipped). REQUIRES: Finish() succeeded.
+  void MergeIds(std::span<const uint32_t> parts, std::vector<uint32_t>* ids) const;
+
+  // The id of the token with exactly these bytes, or kNone.
+  uint32_t Find(std::string_view bytes) const;
+  // The bytes of token `id`; empty if there is none.
+  std::string_view Bytes(uint32_t id) const;
+  // One past the largest token id (0 if none).
+  uint32_t id_limit() const { return static_cast<uint32_t>(spans_.size()); }
+  size_t token_count() const { return token_count_; }
+  size_t pair_count() const { return pair_count_; }
+  MergeRule rule() const { return rule_; }
+
+ private:
+  struct Span {
+    uint32_t offset = 0;
+    uint32_t length = 0;  // 0: no token with this id
+  };
+  // A token in the lookup table. Tokens of up to 8 bytes are compared inline (one memory access
+  // per probe); longer ones by hash tag, then against the arena.
+  struct TokenSlot {
+    uint64_t data = 0;  // length <= 8: the bytes, zero-padded; else offset | hash tag << 32
+    uint32_t id = kNone;
+    uint32_t length = 0;
+  };
+  // The pair table packs a pair into 8 bytes (half the cache footprint of separate fields):
+  // left id << 43 | right id << 22 | priority. Ids must be below 2^21 - 1, priorities below 2^22.
+  static constexpr int kPriorityBits = 22;
+  static constexpr uint64_t kPriorityMask = (uint64_t{1} << kPriorityBits) - 1;
+  static constexpr uint64_t kEmptyPair = UINT64_MAX;
+  struct Pair {
+    uint32_t priority = kNone;  // kNone: the pair does not merge
+    uint32_t result = kNone;
+  };
+
+  static uint64_t HashBytes(std::string_view bytes);
+  bool MayHavePair(uint64_t hash) const {
+    const uint64_t word = pair_filter_[(hash >> 12) & (pair_filter_.size() - 1)];
+    const uint64_t bits = (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
+    return (word & bits) == bits;
+  }
+  static uint64_t SlotData(std::string_view bytes, uint64_t hash, uint32_t offset);
+  uint32_t FindHashed(std::string_view bytes, uint64_t hash) const;
+  Pair LookupPair(uint32_t left, uint32_t right) const;
+  void InsertPair(uint32_t left, uint32_t right, uint32_t priority, uint32_t result);
+  void InsertToken(uint32_t id);
+  bool TakeWhole(uint32_t id) const;
+  void MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) const;
+  void MergeHeap(std::string_view piece, std::vector<uint32_t>* ids) const;
+  void EmitPart(uint32_t id, std::vector<uint32_t>* ids) const;
+
+  MergeRule rule_;
+  // Tells this model's entries in the per-thread piece cache apart; a new one with every change
+  // of settings, so no entry outlives the settings it was merged with.
+  uint32_t serial_;
+  bool ignore_merges_ = false;
+  bool ids_only_ = false;
+  std::optional<uint32_t> unknown_id_;
+  bool finished_ = false;
+
+  std::string arena_;        // bytes of every token
+  std::vector<Span> spans_;  // by id
+  size_t token_count_ = 0;
+  std::vector<TokenSlot> token_slots_;                 // open addressing, power-of-two size
+  struct MergeLine {
+    uint32_t left, right, result;  // result kNone: the concatenation
+    uint32_t priority;             // kNone: the index of the line
+  };
+  std::vector<MergeLine> merges_;  // kMerges, in order
+  std::vector<uint64_t> pair_slots_;                   // open addressing, power-of-two size
+  // A Bloom filter over the pairs (two bits in one 64-bit word per pair, about 8 bits per pair):
+  // most looked-up pairs do not merge, and this small array answers those without touching
+  // the table.
+  std::vector<uint64_t> pair_filter_;
+  std::vector<uint32_t> merge_results_;  // kMerges: the result of the merge of each priority
+  size_t pair_count_ = 0;
+  uint32_t byte_ids_[256];
+  std::vector<Pair> byte_pairs_;   // 256 x 256: the pairs of two single-byte tokens, by byte value
+  std::vector<uint8_t> whole_ok_;  // kMerges: merging the token's bytes gives the token itself
+};
+
+}  // namespace tokenmill::bpe

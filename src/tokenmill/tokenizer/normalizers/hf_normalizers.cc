@@ -1,0 +1,179 @@
+#include "tokenmill/tokenizer/normalizers/hf_normalizers.h"
+
+#include <utf8proc.h>
+
+#include <cstdlib>
+#include <utility>
+#include <vector>
+
+#include "tokenmill/tokenizer/char_util.h"
+#include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
+
+namespace tokenmill::hf {
+
+void PrependNormalizer::Normalize(Segment* segment) const {
+  if (segment->text.empty()) return;
+  segment->text.insert(0, prefix_);
+}
+
+StatusOr<std::unique_ptr<ReplaceNormalizer>> ReplaceNormalizer::Literal(std::string pattern,
+                                                                        std::string content) {
+  std::unique_ptr<ReplaceNormalizer> r(new ReplaceNormalizer());
+  r->literal_ = std::move(pattern);
+  r->content_ = std::move(content);
+  return r;
+}
+
+StatusOr<std::unique_ptr<ReplaceNormalizer>> ReplaceNormalizer::Regex(std::string_view pattern,
+                                                                      std::string content) {
+  std::unique_ptr<ReplaceNormalizer> r(new ReplaceNormalizer());
+  TM_ASSIGN_OR_RETURN(r->regex_, bpe::RegexSplitter::Compile(pattern));
+  r->content_ = std::move(content);
+  return r;
+}
+
+ReplaceNormalizer::~ReplaceNormalizer() = default;
+
+void ReplaceNormalizer::Normalize(Segment* segment) const {
+  std::string& s = segment->text;
+  std::vector<std::pair<size_t, size_t>> spans;
+  if (regex_ != nullptr) {
+    regex_->Matches(s, &spans);
+  } else if (!literal_.empty()) {
+    for (size_t pos = s.find(literal_); pos != std::string::npos;
+         pos = s.find(literal_, pos + literal_.size())) {
+      spans.emplace_back(pos, pos + literal_.size());
+    }
+  }
+  if (spans.empty()) return;
+  if (content_.empty() && spans[0].first == 0) segment->at_origin = false;
+  std::string out;
+  out.reserve(s.size() + spans.size() * content_.size());
+  size_t last = 0;
+  for (const auto& [start, end] : spans) {
+    out.append(s, last, start - last);
+    out.append(content_);
+    last = end;
+  }
+  out.append(s, last, std::string::npos);
+  s.swap(out);
+}
+
+void UnicodeNormalizer::Normalize(Segment* segment) const {
+  std::string& s = segment->text;
+  bool ascii = true;
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii || s.empty()) return;  // every normal form leaves ASCII alone
+  int options = UTF8PROC_STABLE;
+  switch (form_) {
+    case NormalForm::kNfc:
+      options |= UTF8PROC_COMPOSE;
+      break;
+    case NormalForm::kNfd:
+      options |= UTF8PROC_DECOMPOSE;
+      break;
+    case NormalForm::kNfkc:
+      options |= UTF8PROC_COMPOSE | UTF8PROC_COMPAT;
+      break;
+    case NormalForm::kNfkd:
+      options |= UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT;
+      break;
+  }
+  utf8proc_uint8_t* out = nullptr;
+  const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()),
+                                          static_cast<utf8proc_ssize_t>(s.size()), &out,
+                                          static_cast<utf8proc_option_t>(options));
+  if (n >= 0) s.assign(reinterpret_cast<const char*>(out), static_cast<size_t>(n));
+  std::free(out);  // n < 0 cannot happen on valid UTF-8: the text is kept
+}
+
+void LowercaseNormalizer::Normalize(Segment* segment) const {
+  std::string& s = segment->text;
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    size_t len;
+    const uint32_t c = DecodeAt(s, i, &len);
+    i += len;
+    if (c < 0x80) {
+      out.push_back(static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c));
+    } else if (c == 0x130) {  // the one unconditional multi-character lowercase mapping
+      out.append("i\xCC\x87");
+    } else {
+      AppendUtf8(static_cast<uint32_t>(utf8proc_tolower(static_cast<utf8proc_int32_t>(c))), &out);
+    }
+  }
+  s.swap(out);
+}
+
+void StripNormalizer::Normalize(Segment* segment) const {
+  std::string& s = segment->text;
+  size_t begin = 0;
+  size_t end = s.size();
+  if (left_) {
+    while (begin < end) {
+      size_t len;
+      if (!IsWhitespace(DecodeAt(s, begin, &len))) break;
+      begin += len;
+    }
+  }
+  if (right_) {
+    while (end > begin) {
+      size_t start = end - 1;
+      while (start > begin && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
+      size_t len;
+      if (!IsWhitespace(DecodeAt(s, start, &len))) break;
+      end = start;
+    }
+  }
+  if (begin > 0) segment->at_origin = false;
+  s = s.substr(begin, end - begin);
+}
+
+void StripAccentsNormalizer::Normalize(Segment* segment) const {
+  std::string& s = segment->text;
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    size_t len;
+    const uint32_t c = DecodeAt(s, i, &len);
+    if (c < 0x300 || !IsMark(c)) {
+      out.append(s, i, len);
+    } else if (i == 0) {
+      segment->at_origin = false;
+    }
+    i += len;
+  }
+  s.swap(out);
+}
+
+void NmtNormalizer::Normalize(Segment* segment) const {
+  std::string& s = segment->text;
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    size_t len;
+    const uint32_t c = DecodeAt(s, i, &len);
+    const bool drop = (c >= 0x01 && c <= 0x08) || c == 0x0B || (c >= 0x0E && c <= 0x1F) ||
+                      c == 0x7F || c == 0x8F || c == 0x9F;
+    const bool space = c == 0x09 || c == 0x0A || c == 0x0C || c == 0x0D || c == 0x1680 ||
+                       (c >= 0x200B && c <= 0x200F) || c == 0x2028 || c == 0x2029 || c == 0x2581 ||
+                       c == 0xFEFF || c == 0xFFFD;
+    if (drop) {
+      if (i == 0) segment->at_origin = false;
+    } else if (space) {
+      out.push_back(' ');
+    } else {
+      out.append(s, i, len);
+    }
+    i += len;
+  }
+  s.swap(out);
+}
+
+}  // namespace tokenmill::hf

@@ -1,0 +1,58 @@
+// SentencePiece's precompiled normalization charsmap (the "precompiled_charsmap" of a .model's
+// normalizer_spec, base64 in tokenizer.json's "Precompiled" normalizer): a Darts double-array
+// trie from UTF-8 strings to offsets of NUL-terminated replacements.
+//
+// Two ways to apply it, each bit-exact with its reference:
+//  - HF tokenizers' Precompiled normalizer (spm_precompiled 0.1.x): per extended grapheme cluster
+//    of fewer than 6 bytes, the *shortest* key that is a prefix of the grapheme replaces the whole
+//    grapheme; otherwise each character alone.
+//  - SentencePiece's normalizer: the *longest* key that is a prefix of the remaining text.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenmill/base/status.h"
+#include "tokenmill/tokenizer/normalizers/normalizer.h"
+
+namespace tokenmill::hf {
+
+class CharsMap {
+ public:
+  // Parses the binary blob (u32 trie size in bytes, the trie, the replacement strings). Errors
+  // say what is malformed.
+  static StatusOr<CharsMap> Parse(std::string_view blob);
+
+  // The replacement of the shortest (HF) or longest (SentencePiece) key that prefixes `text`,
+  // with the key's length in *key_len; false if no key prefixes it.
+  bool Shortest(std::string_view text, std::string_view* replacement) const;
+  bool Longest(std::string_view text, std::string_view* replacement, size_t* key_len) const;
+
+  bool empty() const { return units_.empty(); }
+
+ private:
+  // Calls f(value, key_length) for each key prefixing text, shortest first; stops when f is false.
+  template <typename F>
+  void PrefixSearch(std::string_view text, F f) const;
+  std::string_view Replacement(uint32_t value) const;
+
+  std::vector<uint32_t> units_;
+  std::string normalized_;
+};
+
+// HF's "Precompiled" normalizer.
+class PrecompiledNormalizer final : public Normalizer {
+ public:
+  explicit PrecompiledNormalizer(CharsMap map) : map_(std::move(map)) {}
+  void Normalize(Segment* segment) const override;
+
+ private:
+  CharsMap map_;
+};
+
+// Standard base64 (with or without padding); false on a bad character.
+bool DecodeBase64Blob(std::string_view in, std::string* out);
+
+}  // namespace tokenmill::hf

@@ -1,0 +1,506 @@
+#include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <cstdint>
+#include <cstdio>
+
+#include "tokenmill/base/utf8.h"
+#include "tokenmill/tokenizer/pre_tokenizers/unicode_classes.h"
+
+namespace tokenmill::bpe {
+namespace {
+
+// The patterns, verbatim from tiktoken 1.0.22's registry.json (the JS package the golden files
+// come from). Python tiktoken spells gpt2 and cl100k differently but equivalently; KnownPattern()
+// accepts those spellings too.
+constexpr std::string_view kGpt2Regex =
+    R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
+constexpr std::string_view kCl100kRegex =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+constexpr std::string_view kO200kRegex =
+    R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+// Other spellings of the same patterns.
+constexpr std::string_view kGpt2RegexPython =
+    R"('(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
+constexpr std::string_view kCl100kRegexPython =
+    R"('(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+)";
+
+constexpr uint8_t kNotOther = kLetter | kNumber | kSpace;  // [^\s\p{L}\p{N}] is "other"
+
+using Byte = unsigned char;
+
+// The scanners below implement the patterns' leftmost-first alternation with the backtracking a
+// regex engine would do, alternative by alternative. Positions are byte offsets.
+class Scanner {
+ public:
+  explicit Scanner(std::string_view text)
+      : s_(reinterpret_cast<const Byte*>(text.data())), n_(text.size()), cc_(CharClasses::Get()) {}
+
+  uint8_t At(size_t i, size_t* len) const { return cc_.At(s_, n_, i, len); }
+
+  // Skips characters whose class has a bit of `mask`.
+  size_t SkipIn(size_t j, uint8_t mask) const {
+    size_t len;
+    while (j < n_ && (At(j, &len) & mask) != 0) j += len;
+    return j;
+  }
+  // Skips characters whose class has no bit of `mask`.
+  size_t SkipNotIn(size_t j, uint8_t mask) const {
+    size_t len;
+    while (j < n_ && (At(j, &len) & mask) == 0) j += len;
+    return j;
+  }
+  size_t SkipCrLf(size_t j, bool slash) const {
+    while (j < n_ && (s_[j] == '\r' || s_[j] == '\n' || (slash && s_[j] == '/'))) ++j;
+    return j;
+  }
+
+  // 's|'t|'re|'ve|'m|'ll|'d at i (case-sensitive): the match length or 0.
+  size_t Contraction(size_t i) const {
+    if (i + 1 >= n_ || s_[i] != '\'') return 0;
+    const Byte c = s_[i + 1];
+    if (c == 's' || c == 't' || c == 'm' || c == 'd') return 2;
+    if (i + 2 < n_) {
+      const Byte d = s_[i + 2];
+      if ((c == 'r' && d == 'e') || (c == 'v' && d == 'e') || (c == 'l' && d == 'l')) return 3;
+    }
+    return 0;
+  }
+
+  // (?i:'s|'t|'re|'ve|'m|'ll|'d) at i: the match length or 0. Case-insensitive matching follows
+  // Unicode simple case folding, under which U+017F LATIN SMALL LETTER LONG S is an 's'.
+  size_t ContractionNoCase(size_t i) const {
+    if (i + 1 >= n_ || s_[i] != '\'') return 0;
+    const Byte c = s_[i + 1] | 0x20;  // ASCII letters to lower case; others stay non-letters
+    const bool ascii = s_[i + 1] < 0x80;
+    if (ascii && (c == 's' || c == 't' || c == 'm' || c == 'd')) return 2;
+    if (s_[i + 1] == 0xC5 && i + 2 < n_ && s_[i + 2] == 0xBF) return 3;  // U+017F
+    if (ascii && i + 2 < n_ && s_[i + 2] < 0x80) {
+      const Byte d = s_[i + 2] | 0x20;
+      if ((c == 'r' && d == 'e') || (c == 'v' && d == 'e') || (c == 'l' && d == 'l')) return 3;
+    }
+    return 0;
+  }
+
+  // \s+(?!\S)|\s+ for the whitespace run at i; with `newlines`, first \s*[\r\n]+.
+  size_t Whitespace(size_t i, size_t len, bool newlines) const {
+    size_t last = i;           // start of the run's last character
+    size_t after_newline = 0;  // end of the run's last \r or \n
+    size_t j = i;
+    size_t l = len;
+    for (;;) {
+      if (newlines && (s_[j] == '\r' || s_[j] == '\n')) after_newline = j + 1;
+      last = j;
+      j += l;
+      if (j >= n_ || (At(j, &l) & kSpace) == 0) break;
+    }
+    if (after_newline != 0) return after_newline;  // \s*[\r\n]+
+    if (j >= n_) return n_;                        // \s+(?!\S) at the end of the text
+    if (last > i) return last;                     // \s+(?!\S): all but the last character
+    return j;                                      // \s+: a single character
+  }
+
+  // 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+  size_t Gpt2(size_t i) const {
+    if (size_t m = Contraction(i)) return i + m;
+    size_t len;
+    const uint8_t k = At(i, &len);
+    if (s_[i] == ' ' && i + 1 < n_) {
+      size_t len2;
+      const uint8_t k2 = At(i + 1, &len2);
+      if (k2 & kLetter) return SkipIn(i + 1 + len2, kLetter);
+      if (k2 & kNumber) return SkipIn(i + 1 + len2, kNumber);
+      if ((k2 & kNotOther) == 0) return SkipNotIn(i + 1 + len2, kNotOther);
+    }
+    if (k & kLetter) return SkipIn(i + len, kLetter);
+    if (k & kNumber) return SkipIn(i + len, kNumber);
+    if ((k & kSpace) == 0) return SkipNotIn(i + len, kNotOther);
+    return Whitespace(i, len, /*newlines=*/false);
+  }
+
+  // (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
+  //  ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+  size_t Cl100k(size_t i) const {
+    if (size_t m = ContractionNoCase(i)) return i + m;
+    size_t len;
+    const uint8_t k = At(i, &len);
+    if (k & kLetter) return SkipIn(i + len, kLetter);
+    if ((k & kNumber) == 0 && s_[i] != '\r' && s_[i] != '\n' && i + len < n_) {
+      size_t len2;
+      if (At(i + len, &len2) & kLetter) return SkipIn(i + len + len2, kLetter);
+    }
+    if (k & kNumber) {
+      size_t j = i + len;
+      for (int count = 1; count < 3 && j < n_; ++count) {
+        size_t len2;
+        if ((At(j, &len2) & kNumber) == 0) break;
+        j += len2;
+      }
+      return j;
+    }
+    if (s_[i] == ' ' && i + 1 < n_) {
+      size_t len2;
+      if ((At(i + 1, &len2) & kNotOther) == 0) {
+        return SkipCrLf(SkipNotIn(i + 1 + len2, kNotOther), /*slash=*/false);
+      }
+    }
+    if ((k & kSpace) == 0) return SkipCrLf(SkipNotIn(i + len, kNotOther), /*slash=*/false);
+    return Whitespace(i, len, /*newlines=*/true);
+  }
+
+  // o200k's first two alternatives after the optional prefix, from s:
+  //   [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+  (first)
+  //   [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*  (second)
+  // each followed by an optional contraction. Returns the end, or 0 if there is no match.
+  size_t O200kFirst(size_t s) const {
+    if (s >= n_) return 0;
+    // U* greedy; then W+ either right after it or, backtracking, from the last character of the
+    // U run that is also a W (Lm, Lo, M), where it can take only that one character.
+    size_t last_both = SIZE_MAX;
+    size_t j = s;
+    size_t len;
+    uint8_t k = 0;
+    while (j < n_) {
+      k = At(j, &len);
+      if ((k & kUpperish) == 0) break;
+      if (k & kLowerish) last_both = j;
+      j += len;
+    }
+    size_t end;
+    if (j < n_ && (k & kLowerish) != 0) {
+      end = SkipIn(j, kLowerish);
+    } else if (last_both != SIZE_MAX) {
+      At(last_both, &len);
+      end = last_both + len;
+    } else {
+      return 0;
+    }
+    return end + ContractionNoCase(end);
+  }
+  size_t O200kSecond(size_t s) const {
+    if (s >= n_) return 0;
+    size_t len;
+    if ((At(s, &len) & kUpperish) == 0) return 0;
+    const size_t end = SkipIn(SkipIn(s + len, kUpperish), kLowerish);
+    return end + ContractionNoCase(end);
+  }
+
+  size_t O200k(size_t i) const {
+    size_t len;
+    const uint8_t k = At(i, &len);
+    // [^\r\n\p{L}\p{N}]? is tried with the character first, then without.
+    const bool prefix = (k & (kLetter | kNumber)) == 0 && s_[i] != '\r' && s_[i] != '\n';
+    if (prefix) {
+      if (size_t e = O200kFirst(i + len)) return e;
+    }
+    if (size_t e = O200kFirst(i)) return e;
+    if (prefix) {
+      if (size_t e = O200kSecond(i + len)) return e;
+    }
+    if (size_t e = O200kSecond(i)) return e;
+    if (k & kNumber) {
+      size_t j = i + len;
+      for (int count = 1; count < 3 && j < n_; ++count) {
+        size_t len2;
+        if ((At(j, &len2) & kNumber) == 0) break;
+        j += len2;
+      }
+      return j;
+    }
+    if (s_[i] == ' ' && i + 1 < n_) {
+      size_t len2;
+      if ((At(i + 1, &len2) & kNotOther) == 0) {
+        return SkipCrLf(SkipNotIn(i + 1 + len2, kNotOther), /*slash=*/true);
+      }
+    }
+    if ((k & kSpace) == 0) return SkipCrLf(SkipNotIn(i + len, kNotOther), /*slash=*/true);
+    return Whitespace(i, len, /*newlines=*/true);
+  }
+
+ private:
+  const Byte* s_;
+  size_t n_;
+  const CharClasses& cc_;
+};
+
+// Appends `ranges` to a character class body as \x{..}-\x{..} items.
+void AppendRanges(const std::vector<std::pair<uint32_t, uint32_t>>& ranges, std::string* out) {
+  char buf[32];
+  for (const auto& [first, last] : ranges) {
+    if (first == last) {
+      std::snprintf(buf, sizeof(buf), "\\x{%X}", first);
+    } else {
+      std::snprintf(buf, sizeof(buf), "\\x{%X}-\\x{%X}", first, last);
+    }
+    *out += buf;
+  }
+}
+
+// The class mask of a \p{...} name we replace, or 0.
+uint8_t PropertyMask(std::string_view name) {
+  if (name == "L") return kLetter;
+  if (name == "N") return kNumber;
+  if (name == "M") return kMark;
+  if (name == "Lu") return kLu;
+  if (name == "Ll") return kLl;
+  if (name == "Lt") return kLt;
+  if (name == "Lm") return kLm;
+  if (name == "Lo") return kLo;
+  return 0;
+}
+
+}  // namespace
+
+std::string_view PatternRegex(Pattern p) {
+  switch (p) {
+    case Pattern::kGpt2:
+      return kGpt2Regex;
+    case Pattern::kCl100k:
+      return kCl100kRegex;
+    case Pattern::kO200k:
+      return kO200kRegex;
+  }
+  return kGpt2Regex;
+}
+
+std::string_view PatternName(Pattern p) {
+  switch (p) {
+    case Pattern::kGpt2:
+      return "gpt2";
+    case Pattern::kCl100k:
+      return "cl100k_base";
+    case Pattern::kO200k:
+      return "o200k_base";
+  }
+  return "?";
+}
+
+std::optional<Pattern> KnownPattern(std::string_view regex) {
+  if (regex == kGpt2Regex || regex == kGpt2RegexPython) return Pattern::kGpt2;
+  if (regex == kCl100kRegex || regex == kCl100kRegexPython) return Pattern::kCl100k;
+  if (regex == kO200kRegex) return Pattern::kO200k;
+  return std::nullopt;
+}
+
+size_t ScanPiece(Pattern p, std::string_view text, size_t pos) {
+  Scanner scanner(text);
+  switch (p) {
+    case Pattern::kGpt2:
+      return scanner.Gpt2(pos);
+    case Pattern::kCl100k:
+      return scanner.Cl100k(pos);
+    case Pattern::kO200k:
+      return scanner.O200k(pos);
+  }
+  return text.size();
+}
+
+std::string ExpandClasses(std::string_view pattern) {
+  std::string out;
+  out.reserve(pattern.size());
+  bool in_class = false;
+  size_t i = 0;
+  while (i < pattern.size()) {
+    const char c = pattern[i];
+    if (c != '\\' || i + 1 >= pattern.size()) {
+      if (!in_class && c == '[') {
+        in_class = true;
+        out += c;
+        ++i;
+        // A ']' right after '[' or '[^' is a literal member.
+        if (i < pattern.size() && pattern[i] == '^') out += pattern[i++];
+        if (i < pattern.size() && pattern[i] == ']') out += pattern[i++];
+        continue;
+      }
+      if (in_class && c == ']') in_class = false;
+      out += c;
+      ++i;
+      continue;
+    }
+    const char e = pattern[i + 1];
+    uint8_t mask = 0;
+    bool negated = false;
+    size_t consumed = 2;
+    if (e == 's' || e == 'S') {
+      mask = kSpace;
+      negated = e == 'S';
+    } else if ((e == 'p' || e == 'P') && i + 2 < pattern.size()) {
+      std::string_view name;
+      if (pattern[i + 2] == '{') {
+        const size_t close = pattern.find('}', i + 3);
+        if (close != std::string_view::npos) {
+          name = pattern.substr(i + 3, close - i - 3);
+          consumed = close + 1 - i;
+        }
+      } else {
+        name = pattern.substr(i + 2, 1);
+        consumed = 3;
+      }
+      mask = PropertyMask(name);
+      negated = e == 'P';
+      if (!name.empty() && name[0] == '^') {  // \p{^L} is \P{L}
+        mask = PropertyMask(name.substr(1));
+        negated = !negated;
+      }
+    }
+    if (mask == 0) {  // not ours: copy the escape as it is
+      out.append(pattern.substr(i, 2));
+      i += 2;
+      continue;
+    }
+    if (in_class) {
+      AppendRanges(RangesOf(mask, negated), &out);
+    } else {
+      out += '[';
+      AppendRanges(RangesOf(mask, negated), &out);
+      out += ']';
+    }
+    i += consumed;
+  }
+  return out;
+}
+
+StatusOr<std::unique_ptr<RegexSplitter>> RegexSplitter::Compile(std::string_view pattern,
+                                                                bool expand_classes) {
+  const std::string compiled = expand_classes ? ExpandClasses(pattern) : std::string(pattern);
+  int error = 0;
+  PCRE2_SIZE offset = 0;
+  pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(compiled.data()), compiled.size(),
+                                   PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
+  if (code == nullptr) {
+    PCRE2_UCHAR message[256];
+    pcre2_get_error_message(error, message, sizeof(message));
+    return Status::InvalidArgument("pre-tokenizer regex '" + std::string(pattern) +
+                                   "' does not compile: " + reinterpret_cast<const char*>(message));
+  }
+  pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // without JIT, pcre2_match interprets
+  std::unique_ptr<RegexSplitter> splitter(new RegexSplitter());
+  splitter->pattern_ = std::string(pattern);
+  splitter->code_ = code;
+  return splitter;
+}
+
+RegexSplitter::~RegexSplitter() { pcre2_code_free(static_cast<pcre2_code*>(code_)); }
+
+void RegexSplitter::Split(std::string_view text, std::vector<std::string_view>* pieces) const {
+  if (text.empty()) return;
+  if (FindInvalidUtf8(text) != std::string_view::npos) {
+    pieces->push_back(text);
+    return;
+  }
+  auto* code = static_cast<pcre2_code*>(code_);
+  pcre2_match_data* md = pcre2_match_data_create_from_pattern(code, nullptr);
+  if (md == nullptr) {
+    pieces->push_back(text);
+    return;
+  }
+  const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+  size_t gap = 0;  // start of text not yet given out
+  size_t pos = 0;  // where the next search starts
+  while (pos < text.size()) {
+    const int rc = pcre2_match(code, subject, text.size(), pos, PCRE2_NO_UTF_CHECK, md, nullptr);
+    if (rc < 0) break;  // no match (or a match error): the rest is a gap
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
+    const size_t start = ov[0];
+    const size_t end = ov[1];
+    if (end == start) {  // empty match: step over one character, it joins the next gap
+      pos = start + 1;
+      while (pos < text.size() && (static_cast<Byte>(text[pos]) & 0xC0) == 0x80) ++pos;
+      continue;
+    }
+    if (start > gap) pieces->push_back(text.substr(gap, start - gap));
+    pieces->push_back(text.substr(start, end - start));
+    gap = pos = end;
+  }
+  if (gap < text.size()) pieces->push_back(text.substr(gap));
+  pcre2_match_data_free(md);
+}
+
+void RegexSplitter::Matches(std::string_view text,
+                            std::vector<std::pair<size_t, size_t>>* spans) const {
+  if (text.empty() || FindInvalidUtf8(text) != std::string_view::npos) return;
+  auto* code = static_cast<pcre2_code*>(code_);
+  pcre2_match_data* md = pcre2_match_data_create_from_pattern(code, nullptr);
+  if (md == nullptr) return;
+  const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const int rc = pcre2_match(code, subject, text.size(), pos, PCRE2_NO_UTF_CHECK, md, nullptr);
+    if (rc < 0) break;
+    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(md);
+    const size_t start = ov[0];
+    const size_t end = ov[1];
+    if (end == start) {
+      pos = start + 1;
+      while (pos < text.size() && (static_cast<Byte>(text[pos]) & 0xC0) == 0x80) ++pos;
+      continue;
+    }
+    spans->emplace_back(start, end);
+    pos = end;
+  }
+  pcre2_match_data_free(md);
+}
+
+PreTokenizer PreTokenizer::ForPattern(Pattern p) {
+  PreTokenizer t;
+  t.pattern_ = p;
+  return t;
+}
+
+StatusOr<PreTokenizer> PreTokenizer::ForRegex(std::string_view regex, bool force_regex) {
+  if (!force_regex) {
+    if (std::optional<Pattern> p = KnownPattern(regex)) return ForPattern(*p);
+  }
+  TM_ASSIGN_OR_RETURN(std::unique_ptr<RegexSplitter> splitter, RegexSplitter::Compile(regex));
+  PreTokenizer t;
+  t.regex_ = std::move(splitter);
+  return t;
+}
+
+PreTokenizer PreTokenizer::WholeText() { return PreTokenizer(); }
+
+void PreTokenizer::Split(std::string_view text, std::vector<std::string_view>* pieces) const {
+  if (pattern_.has_value()) {
+    Scanner scanner(text);
+    size_t pos = 0;
+    const size_t n = text.size();
+    switch (*pattern_) {
+      case Pattern::kGpt2:
+        while (pos < n) {
+          const size_t end = scanner.Gpt2(pos);
+          pieces->push_back(text.substr(pos, end - pos));
+          pos = end;
+        }
+        break;
+      case Pattern::kCl100k:
+        while (pos < n) {
+          const size_t end = scanner.Cl100k(pos);
+          pieces->push_back(text.substr(pos, end - pos));
+          pos = end;
+        }
+        break;
+      case Pattern::kO200k:
+        while (pos < n) {
+          const size_t end = scanner.O200k(pos);
+          pieces->push_back(text.substr(pos, end - pos));
+          pos = end;
+        }
+        break;
+    }
+    return;
+  }
+  if (regex_ != nullptr) {
+    regex_->Split(text, pieces);
+    return;
+  }
+  if (!text.empty()) pieces->push_back(text);
+}
+
+std::string_view PreTokenizer::name() const {
+  if (pattern_.has_value()) return PatternName(*pattern_);
+  return regex_ != nullptr ? "regex" : "none";
+}
+
+}  // namespace tokenmill::bpe

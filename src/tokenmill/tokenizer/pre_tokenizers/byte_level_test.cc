@@ -1,0 +1,272 @@
+#include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tokenmill/tokenizer/loaders/bpe_test_util.h"
+#include "tokenmill/tokenizer/pre_tokenizers/unicode_classes.h"
+
+namespace tokenmill::bpe {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+constexpr Pattern kPatterns[] = {Pattern::kGpt2, Pattern::kCl100k, Pattern::kO200k};
+
+std::vector<std::string> Pieces(Pattern p, std::string_view text) {
+  std::vector<std::string_view> pieces;
+  PreTokenizer::ForPattern(p).Split(text, &pieces);
+  return {pieces.begin(), pieces.end()};
+}
+
+// The reference: the pattern itself, run by PCRE2 with tiktoken's character classes.
+const RegexSplitter& Reference(Pattern p) {
+  static const RegexSplitter* const splitters[3] = {
+      RegexSplitter::Compile(PatternRegex(Pattern::kGpt2)).value().release(),
+      RegexSplitter::Compile(PatternRegex(Pattern::kCl100k)).value().release(),
+      RegexSplitter::Compile(PatternRegex(Pattern::kO200k)).value().release(),
+  };
+  return *splitters[static_cast<int>(p)];
+}
+
+std::vector<std::string> ReferencePieces(Pattern p, std::string_view text) {
+  std::vector<std::string_view> pieces;
+  Reference(p).Split(text, &pieces);
+  return {pieces.begin(), pieces.end()};
+}
+
+// Checks the scanner against PCRE2 on every line of `text`; returns the lines compared.
+size_t ExpectScannerMatchesReference(Pattern p, std::string_view text, const std::string& what) {
+  const PreTokenizer scanner = PreTokenizer::ForPattern(p);
+  std::vector<std::string_view> got;
+  std::vector<std::string_view> want;
+  size_t lines = 0;
+  for (std::string_view line : bpe_test::SplitLines(text)) {
+    got.clear();
+    want.clear();
+    scanner.Split(line, &got);
+    Reference(p).Split(line, &want);
+    if (got != want) {
+      ADD_FAILURE() << PatternName(p) << " scanner differs from PCRE2 on " << what << " line "
+                    << lines + 1 << ": " << line;
+      return lines;
+    }
+    ++lines;
+  }
+  return lines;
+}
+
+TEST(BpeUnicodeTest, ClassesAreTiktokens) {
+  const CharClasses& cc = CharClasses::Get();
+  EXPECT_EQ(cc.Of('A'), kLu);
+  EXPECT_EQ(cc.Of('a'), kLl);
+  EXPECT_EQ(cc.Of(0x01C5), kLt);  // ǅ
+  EXPECT_EQ(cc.Of(0x02B0), kLm);
+  EXPECT_EQ(cc.Of(0x4E00), kLo);
+  EXPECT_EQ(cc.Of(0x0301), kMark);
+  EXPECT_EQ(cc.Of('5'), kNumber);
+  EXPECT_EQ(cc.Of(0x2167), kNumber);  // Ⅷ (Nl)
+  EXPECT_EQ(cc.Of(' '), kSpace);
+  EXPECT_EQ(cc.Of(0x3000), kSpace);
+  EXPECT_EQ(cc.Of(0x0085), kSpace);
+  EXPECT_EQ(cc.Of(0x180E), 0);     // not White_Space since Unicode 6.3 (PCRE2's \s has it)
+  EXPECT_EQ(cc.Of(0x200B), 0);     // zero width space is Cf
+  EXPECT_EQ(cc.Of(0x11380), kLo);  // Tulu-Tigalari, new in Unicode 16.0: a letter to tiktoken
+  EXPECT_EQ(cc.Of(0x10940), 0);    // Sidetic, new in Unicode 17.0: unassigned to tiktoken
+  EXPECT_EQ(cc.Of(0x0295), kLl);   // Ll in Unicode 16 (Lo from 17.0)
+  EXPECT_EQ(cc.Of(0xE000), 0);     // private use
+  EXPECT_EQ(cc.Of(0x110000), 0);
+}
+
+TEST(BpeUnicodeTest, RangesOfComplementCoversEverything) {
+  size_t in = 0;
+  for (const auto& [first, last] : RangesOf(kLetter, false)) in += last - first + 1;
+  size_t out = 0;
+  for (const auto& [first, last] : RangesOf(kLetter, true)) out += last - first + 1;
+  EXPECT_EQ(in + out, kMaxCodePoint + 1);
+  EXPECT_GT(in, 100000u);
+}
+
+TEST(BpePreTokenizerTest, Gpt2ContractionsAndWhitespaceRuns) {
+  EXPECT_THAT(
+      Pieces(Pattern::kGpt2, "I'm You're He'll We've They'd 's 't   multiple   spaces\tand\ttabs"),
+      ElementsAre("I", "'m", " You", "'re", " He", "'ll", " We", "'ve", " They", "'d", " '", "s",
+                  " '", "t", "  ", " multiple", "  ", " spaces", "\t", "and", "\t", "tabs"));
+  // Contractions are case-sensitive in GPT-2.
+  EXPECT_THAT(Pieces(Pattern::kGpt2, "don't DON'T"), ElementsAre("don", "'t", " DON", "'", "T"));
+  // A whitespace run before a word leaves its last space to the word; at the end it stays whole.
+  EXPECT_THAT(Pieces(Pattern::kGpt2, "Hello  world 123456 !!!  ?   "),
+              ElementsAre("Hello", " ", " world", " 123456", " !!!", " ", " ?", "   "));
+  EXPECT_THAT(Pieces(Pattern::kGpt2, "a\n\nb"), ElementsAre("a", "\n", "\n", "b"));
+  EXPECT_THAT(Pieces(Pattern::kGpt2, "\xe3\x80\x80x"), ElementsAre("\xe3\x80\x80", "x"));
+}
+
+TEST(BpePreTokenizerTest, Cl100kNumbersContractionsAndPrefixes) {
+  EXPECT_THAT(Pieces(Pattern::kCl100k, "1234567 a1b22 9"),
+              ElementsAre("123", "456", "7", " a", "1", "b", "22", " ", "9"));
+  // Case-insensitive contractions; U+017F (long s) folds to 's'.
+  EXPECT_THAT(Pieces(Pattern::kCl100k, "I'M you'Re x'\xc5\xbfy"),
+              ElementsAre("I", "'M", " you", "'Re", " x", "'\xc5\xbf", "y"));
+  // One non-letter, non-digit, non-newline character joins the letters after it.
+  EXPECT_THAT(Pieces(Pattern::kCl100k, ".hello ..hello\tworld ,x"),
+              ElementsAre(".hello", " ..", "hello", "\tworld", " ,", "x"));
+  // Newlines: \s*[\r\n]+ takes the run up to its last newline.
+  EXPECT_THAT(Pieces(Pattern::kCl100k, "a\n\n  b\r\n"),
+              ElementsAre("a", "\n\n", " ", " b", "\r\n"));
+  EXPECT_THAT(Pieces(Pattern::kCl100k, "x!!\n\ny"), ElementsAre("x", "!!\n\n", "y"));
+}
+
+TEST(BpePreTokenizerTest, O200kCaseClasses) {
+  EXPECT_THAT(
+      Pieces(Pattern::kO200k, "HELLOWorld helloWorld HTTPServer camelCaseString"),
+      ElementsAre("HELLOWorld", " hello", "World", " HTTPServer", " camel", "Case", "String"));
+  // The contraction belongs to the word, in any case.
+  EXPECT_THAT(Pieces(Pattern::kO200k, "don't DON'T can'T x's"),
+              ElementsAre("don't", " DON'T", " can'T", " x's"));
+  // Titlecase (Lt) counts as upper case: Ǆ (Lu) and ǅ (Lt) start a word.
+  EXPECT_THAT(Pieces(Pattern::kO200k, "\xc7\x84ungla \xc7\x85ungla"),
+              ElementsAre("\xc7\x84ungla", " \xc7\x85ungla"));
+  EXPECT_THAT(Pieces(Pattern::kO200k, "12345 a/b/\n/c"),
+              ElementsAre("123", "45", " a", "/b", "/\n/", "c"));
+  // A combining mark is in both case classes and also a valid prefix character.
+  EXPECT_THAT(Pieces(Pattern::kO200k,
+                     "\xcc\x81"
+                     "A"),
+              ElementsAre("\xcc\x81", "A"));
+  EXPECT_THAT(Pieces(Pattern::kO200k, "!\xcc\x81"), ElementsAre("!\xcc\x81"));
+}
+
+TEST(BpePreTokenizerTest, ScannersMatchPcre2OnHandPickedCases) {
+  const char* cases[] = {
+      "",
+      " ",
+      "   ",
+      "'",
+      "''s",
+      "'S'T'RE'vE'Ll'D",
+      "\xc5\xbf's",
+      "a  \t\n \r\n b",
+      "\n",
+      " \n ",
+      "x\xcc\x81y \xcc\x81\xcc\x81 !\xcc\x81 A\xcc\x81"
+      "B",
+      "ABC'S abc'd Ab'LL",
+      "\xe3\x80\x80\xe3\x80\x80\xe5\x85\xa8\xe8\xa7\x92",
+      "1\xd9\xa3"
+      "2\xe2\x85\xa7"
+      "3",
+      "\xef\xbc\x91\xef\xbc\x92\xef\xbc\x93\xef\xbc\x94",
+      "http://a.b/c?d=1&e=2 // C++ /usr/bin/",
+      "\xf0\x9f\x98\x80\xf0\x9f\x91\x8d\xf0\x9f\x8f\xbd "
+      "\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9",
+      "x\xc2\x85y\xe2\x80\xa8z\xe2\x80\xa9",
+      "\xe1\xa0\x8e\xe1\xa0\x8e"
+      "a",
+      "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd",
+  };
+  for (const char* c : cases) {
+    for (Pattern p : kPatterns) {
+      EXPECT_EQ(Pieces(p, c), ReferencePieces(p, c)) << PatternName(p) << ": " << c;
+    }
+  }
+}
+
+TEST(BpePreTokenizerTest, ScannersMatchPcre2OnRepoGoldenInputs) {
+  for (const char* file : {"data/golden/edge-cases.txt", "data/golden/edge-cases-more.txt",
+                           "data/golden/part-00.head2000.txt"}) {
+    auto text = bpe_test::ReadFile(bpe_test::RepoPath(file));
+    ASSERT_TRUE(text.has_value()) << file;
+    const size_t lines = bpe_test::SplitLines(*text).size();
+    for (Pattern p : kPatterns) EXPECT_EQ(ExpectScannerMatchesReference(p, *text, file), lines);
+  }
+}
+
+TEST(BpePreTokenizerTest, ScannersMatchPcre2OnSharedGoldenInput) {
+  // The 20000 lines of the shared golden files (the repo has their first 2000).
+  auto text = bpe_test::ReadFile(bpe_test::SharedPath("corpus/part-00.txt"));
+  if (!text.has_value()) GTEST_SKIP() << "../shared/data/corpus/part-00.txt is absent";
+  std::string_view head = *text;
+  size_t pos = 0;
+  for (int line = 0; line < 20000 && pos != std::string_view::npos; ++line) {
+    pos = head.find('\n', pos);
+    if (pos != std::string_view::npos) ++pos;
+  }
+  if (pos != std::string_view::npos) head = head.substr(0, pos);
+  for (Pattern p : kPatterns) {
+    EXPECT_EQ(ExpectScannerMatchesReference(p, head, "part-00.txt"), 20000u);
+  }
+}
+
+TEST(BpePreTokenizerTest, PiecesCoverInvalidUtf8WithoutCrashing) {
+  const std::string bad = "ab\xff\xfe \xe4\xb8 x\xf0\x9f\x98 '\xc5 1\x80\x80 \xed\xa0\x80";
+  for (Pattern p : kPatterns) {
+    std::string joined;
+    for (const auto& piece : Pieces(p, bad)) {
+      EXPECT_FALSE(piece.empty());
+      joined += piece;
+    }
+    EXPECT_EQ(joined, bad);
+  }
+  std::vector<std::string_view> pieces;
+  Reference(Pattern::kGpt2).Split(bad, &pieces);
+  EXPECT_THAT(pieces, ElementsAre(bad));
+}
+
+TEST(BpePreTokenizerTest, KnownPatternSpellings) {
+  EXPECT_EQ(KnownPattern(PatternRegex(Pattern::kO200k)), Pattern::kO200k);
+  EXPECT_EQ(
+      KnownPattern(R"('(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)"),
+      Pattern::kGpt2);
+  EXPECT_EQ(
+      KnownPattern(
+          R"('(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+)"),
+      Pattern::kCl100k);
+  EXPECT_EQ(KnownPattern(R"(\p{N}|\s+)"), std::nullopt);
+  EXPECT_EQ(PreTokenizer::ForRegex(PatternRegex(Pattern::kCl100k)).value().name(), "cl100k_base");
+  EXPECT_EQ(PreTokenizer::ForRegex(PatternRegex(Pattern::kCl100k), true).value().name(), "regex");
+}
+
+TEST(BpePreTokenizerTest, ExpandClassesRewritesOnlyItsClasses) {
+  const std::string expanded = ExpandClasses(R"(\p{L}+|[^\s\p{N}]|\d|\S|\P{Lu}|\pN|x\[)");
+  EXPECT_EQ(expanded.find("\\p"), std::string::npos);
+  EXPECT_THAT(expanded, HasSubstr("\\d"));                     // not ours: unchanged
+  EXPECT_THAT(expanded, HasSubstr("x\\["));                    // escapes stay escaped
+  EXPECT_THAT(expanded, HasSubstr("[\\x{41}-\\x{5A}"));        // \p{L} starts with A-Z
+  EXPECT_THAT(expanded, HasSubstr("[^\\x{9}-\\x{D}\\x{20}"));  // [^\s...] stays one class
+  // \S outside a class becomes the complement of White_Space.
+  EXPECT_THAT(expanded, HasSubstr("[\\x{0}-\\x{8}\\x{E}-\\x{1F}"));
+}
+
+TEST(BpePreTokenizerTest, RegexSplitterKeepsGapsAndSkipsEmptyMatches) {
+  auto splitter = RegexSplitter::Compile("a+|b*");
+  ASSERT_TRUE(splitter.ok()) << splitter.status().ToString();
+  std::vector<std::string_view> pieces;
+  (*splitter)->Split(
+      "xaay\xc3\xa9"
+      "bbz",
+      &pieces);
+  EXPECT_THAT(pieces, ElementsAre("x", "aa", "y\xc3\xa9", "bb", "z"));
+}
+
+TEST(BpePreTokenizerTest, BadRegexIsAClearError) {
+  auto splitter = RegexSplitter::Compile("(unclosed");
+  ASSERT_FALSE(splitter.ok());
+  EXPECT_THAT(splitter.status().message(), HasSubstr("(unclosed"));
+  EXPECT_THAT(splitter.status().message(), HasSubstr("does not compile"));
+}
+
+TEST(BpePreTokenizerTest, WholeTextIsOnePiece) {
+  std::vector<std::string_view> pieces;
+  PreTokenizer::WholeText().Split("a b  c", &pieces);
+  EXPECT_THAT(pieces, ElementsAre("a b  c"));
+  pieces.clear();
+  PreTokenizer::WholeText().Split("", &pieces);
+  EXPECT_TRUE(pieces.empty());
+}
+
+}  // namespace
+}  // namespace tokenmill::bpe

