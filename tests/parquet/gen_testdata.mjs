@@ -152,6 +152,16 @@ for (const [cname, codec] of codecs) {
       .setWriterVersion(version).setDataPageSizeLimit(4096).setMaxRowGroupSize(120));
   }
 }
+// Dictionary fallback inside one column chunk: parquet-rs checks the dictionary (1 MiB by
+// default) when a data page closes (20,000 rows by default); past it, v1 pages go on in PLAIN and
+// v2 pages in DELTA_BYTE_ARRAY. 21,000 short unique texts make [dict][RLE_DICTIONARY][PLAIN or
+// DELTA_BYTE_ARRAY] pages.
+for (const [vname, version] of [['v1', V.V1], ['v2', V.V2]]) {
+  const texts = Array.from({ length: 21000 }, (_, i) => (i % 97 === 13 ? null
+    : `row ${i} ${WORDS[i % WORDS.length]} the mill grinds tokens from parquet pages`));
+  await pwFile(`pw_${vname}_dict_fallback.parquet`, texts,
+    (p) => p.setCompression(C.ZSTD).setWriterVersion(version));
+}
 for (const [ename, enc] of [['plain', E.PLAIN], ['delta_length', E.DELTA_LENGTH_BYTE_ARRAY],
   ['delta_byte_array', E.DELTA_BYTE_ARRAY]]) {
   for (const [vname, version] of [['v1', V.V1], ['v2', V.V2]]) {
