@@ -438,13 +438,15 @@ std::string DictIndices(const std::vector<uint32_t>& idx, int width) {
 
 TEST(ParquetReader, DictionaryFallsBackToPlainInsideAChunk) {
   // The layout pyarrow writes for long, mostly unique texts: a dictionary page, dictionary
-  // pages of indices, then PLAIN pages once the dictionary is full. Unknown fields skipped.
+  // pages of indices, then PLAIN pages once the dictionary is full; and a dictionary-encoded
+  // page after the PLAIN one (the encoding is per page). Unknown fields are skipped.
   const std::vector<std::string> dict = {"alpha", "beta", "γάμμα"};
   std::vector<Page> pages = {
       {2, 0, 3, Plain(dict), 0},
       {0, 8, 5, DictIndices({0, 1, 2, 1, 0}, 2), 14},
       {0, 0, 2, Plain({"plain one", "plain two"}), 0},
-      {0, 8, 2, DictIndices({2, 2}, 2), 0},
+      // The deprecated PLAIN_DICTIONARY enum (format 1.0 writers) means the same.
+      {0, 2, 2, DictIndices({2, 2}, 2), 0},
   };
   TempDir dir;
   const std::string path = dir.Write("fallback.parquet", BuildFile(pages));
