@@ -4,6 +4,7 @@
 #include <string>
 
 #include "tokenmill/base/python_space.h"
+#include "tokenmill/io/parquet_reader.h"
 #include "tokenmill/io/readers.h"
 
 namespace tokenmill {
@@ -68,6 +69,17 @@ StatusOr<std::unique_ptr<DocumentReader>> OpenDocumentReaderOnStream(
       return NewTextReader(std::move(stream), std::move(position), options, buffer_size);
     case InputFormat::kJsonl:
       return NewJsonlReader(std::move(stream), std::move(position), options, buffer_size);
+    case InputFormat::kJson:
+      if (range_begin != 0) {
+        return Status::InvalidArgument(position.name +
+                                       ": a \"json\" file can only be read whole, not from byte " +
+                                       std::to_string(range_begin));
+      }
+      return NewJsonArrayReader(std::move(stream), position.name, options);
+    case InputFormat::kParquet:
+      return Status::InvalidArgument(position.name +
+                                     ": a Parquet file is read through storage (ranged reads), "
+                                     "not as a stream");
   }
   return Status::InvalidArgument(position.name + ": unknown input format");
 }
@@ -76,6 +88,21 @@ StatusOr<std::unique_ptr<DocumentReader>> OpenDocumentReader(Storage& storage,
                                                              const InputRange& range,
                                                              const ReaderOptions& options) {
   const Compression compression = CompressionForUrl(range.url);
+  if (options.format == InputFormat::kParquet) {
+    if (compression != Compression::kNone) {
+      return Status::InvalidArgument(
+          range.url + ": a Parquet file compresses its pages itself; a whole-file " +
+          std::string(CompressionName(compression)) + " wrapper is not supported (decompress it)");
+    }
+    return OpenParquetReader(storage, range, options);
+  }
+  if (options.format == InputFormat::kJson && range.begin != 0) {
+    return Status::InvalidArgument(range.url +
+                                   ": a \"json\" file (one JSON array) can only be "
+                                   "read whole, not as the byte range [" +
+                                   std::to_string(range.begin) + ", " + std::to_string(range.end) +
+                                   ")");
+  }
   if (range.end < range.begin) {
     return Status::InvalidArgument(range.url + ": invalid byte range [" +
                                    std::to_string(range.begin) + ", " + std::to_string(range.end) +

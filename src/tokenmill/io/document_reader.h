@@ -6,6 +6,11 @@
 //    ends a document. A run of several blank lines is one separator.
 //  - "jsonl": one JSON object per line; the document text is the string at `text_field` (dotted
 //    paths reach into nested objects). Empty texts are skipped and counted.
+//  - "json": one JSON array of objects (WuDao-style), read element by element; the text as in
+//    "jsonl". Read whole (never split into ranges).
+//  - "parquet": the string column `text_field` (a dotted path reaches a field of a struct) of a
+//    Parquet file; see parquet_reader.h. Ranges are sets of row groups; null and empty values
+//    are skipped and counted.
 // ".gz" and ".zst" inputs are decompressed by extension. A plain input may be read as a byte
 // range [begin, end) whose ends are document boundaries (see NextDocumentBoundary).
 // Memory is bounded by the longest document, never the file.
@@ -24,18 +29,20 @@
 
 namespace tokenmill {
 
-enum class InputFormat { kText, kJsonl };
+enum class InputFormat { kText, kJsonl, kJson, kParquet };
 
 struct ReaderOptions {
   InputFormat format = InputFormat::kText;
-  // jsonl: the field holding the text; "a.b" reaches into nested objects. Default: "text".
+  // jsonl, json, parquet: the field (column) holding the text; "a.b" reaches into nested
+  // objects (struct columns). Default: "text".
   std::string text_field = "text";
   // What to do with invalid UTF-8. Default: drop (the BERT pipelines); BPE jobs use kReplace.
   InvalidUtf8 invalid_utf8 = InvalidUtf8::kDrop;
   // If true, invalid UTF-8 is an error naming the file and byte offset. Default: false.
   bool strict_utf8 = false;
-  // jsonl: if true, malformed lines and missing / non-string fields are skipped and counted;
-  // otherwise they are an error naming the file and line. Default: false.
+  // jsonl, json: if true, malformed records and missing / non-string fields are skipped and
+  // counted; otherwise they are an error naming the file and line. parquet: pages whose data
+  // cannot be decoded and over-long texts are skipped, their rows counted. Default: false.
   bool skip_bad_records = false;
   // The longest line and the longest document accepted, in bytes; longer is an error (the input
   // is probably not in the declared format). Bounds the reader's memory. Default: 256 MiB.
@@ -61,11 +68,12 @@ struct Document {
 struct ReaderStats {
   uint64_t bytes_in = 0;            // raw (compressed) bytes read from storage
   uint64_t bytes_decoded = 0;       // decompressed bytes
-  uint64_t lines = 0;               // lines read, separators included
+  uint64_t lines = 0;               // lines read, separators included (json: elements,
+                                    // parquet: rows)
   uint64_t documents = 0;           // documents returned
   uint64_t invalid_utf8_bytes = 0;  // bytes dropped or replaced
-  uint64_t skipped_records = 0;     // jsonl: bad records skipped (skip_bad_records)
-  uint64_t empty_documents = 0;     // jsonl: empty texts skipped
+  uint64_t skipped_records = 0;     // jsonl, json, parquet: bad records skipped (skip_bad_records)
+  uint64_t empty_documents = 0;     // jsonl, json, parquet: empty (parquet: or null) texts skipped
 };
 
 class DocumentReader {

@@ -1,36 +1,12 @@
 // The "jsonl" format: one JSON object per line, the document text at a (dotted) field.
 
-#include <simdjson.h>
-
-#include <cstring>
 #include <string>
-#include <vector>
 
-#include "tokenmill/io/jsonl_text.h"
+#include "tokenmill/io/json_record.h"
 #include "tokenmill/io/readers.h"
 
 namespace tokenmill {
 namespace {
-
-std::string_view JsonTypeName(simdjson::dom::element_type t) {
-  switch (t) {
-    case simdjson::dom::element_type::ARRAY:
-      return "an array";
-    case simdjson::dom::element_type::OBJECT:
-      return "an object";
-    case simdjson::dom::element_type::INT64:
-    case simdjson::dom::element_type::UINT64:
-    case simdjson::dom::element_type::DOUBLE:
-      return "a number";
-    case simdjson::dom::element_type::STRING:
-      return "a string";
-    case simdjson::dom::element_type::BOOL:
-      return "a boolean";
-    case simdjson::dom::element_type::NULL_VALUE:
-      return "null";
-  }
-  return "a value";
-}
 
 // JSON whitespace only: a line of these holds no record and is skipped silently.
 bool IsJsonBlank(std::string_view line) {
@@ -43,10 +19,10 @@ bool IsJsonBlank(std::string_view line) {
 class JsonlReader final : public DocumentReader {
  public:
   JsonlReader(std::unique_ptr<DecodingStream> stream, InputPosition position,
-              const ReaderOptions& options, std::vector<std::string> path, size_t buffer_size)
+              const ReaderOptions& options, JsonRecordParser parser, size_t buffer_size)
       : stream_(std::move(stream)),
         options_(options),
-        path_(std::move(path)),
+        parser_(std::move(parser)),
         lines_(stream_.get(), std::move(position), options.max_document_bytes, buffer_size) {}
 
   StatusOr<bool> Next(Document* doc) override {
@@ -76,7 +52,7 @@ class JsonlReader final : public DocumentReader {
                           CleanUtf8Line(raw, lines_.line_number(), lines_.line_offset(), pos,
                                         options_, &scratch_, &stats_));
       std::string_view text;
-      const Status s = ParseRecord(line, &text);
+      const Status s = parser_.Parse(line, &text, &stats_);
       if (!s.ok()) {
         if (s.code() != StatusCode::kInvalidArgument || !options_.skip_bad_records) {
           return s.WithContext(pos.Describe(lines_.line_number(), lines_.line_offset()));
@@ -96,87 +72,10 @@ class JsonlReader final : public DocumentReader {
     }
   }
 
-  // Parses one line; *text points into the parser's buffers. InvalidArgument for a bad record.
-  Status ParseRecord(std::string_view line, std::string_view* text) {
-    simdjson::dom::element root;
-    simdjson::error_code err = Parse(line, &root);
-    if (err == simdjson::STRING_ERROR) {
-      // The JSON text may be valid with lone surrogate escapes ("\ud800"), which have no UTF-8
-      // form: they become U+FFFD.
-      size_t replaced = 0;
-      ReplaceLoneSurrogateEscapes(line, &fixed_, &replaced);
-      if (replaced > 0) {
-        err = Parse(fixed_, &root);
-        if (err == simdjson::SUCCESS) {
-          if (options_.strict_utf8) {
-            return Status::DataLoss(
-                "a JSON string holds a lone UTF-16 surrogate escape (such as \\ud800), which "
-                "is not Unicode text; fix the input, or set strict_utf8 = false to replace it "
-                "with U+FFFD");
-          }
-          stats_.invalid_utf8_bytes += replaced;
-        }
-      }
-    }
-    if (err != simdjson::SUCCESS) {
-      return Status::InvalidArgument(std::string("malformed JSON (") +
-                                     simdjson::error_message(err) + ")" + kBadRecordHint);
-    }
-    simdjson::dom::element cur = root;
-    for (size_t i = 0; i < path_.size(); ++i) {
-      simdjson::dom::object obj;
-      if (cur.get(obj) != simdjson::SUCCESS) {
-        if (i == 0) {
-          return Status::InvalidArgument(std::string("the line holds ") +
-                                         std::string(JsonTypeName(cur.type())) +
-                                         ", not a JSON object" + kBadRecordHint);
-        }
-        return Status::InvalidArgument("field \"" + FieldPrefix(i) + "\" is " +
-                                       std::string(JsonTypeName(cur.type())) + ", not an object" +
-                                       kBadRecordHint);
-      }
-      if (obj.at_key(path_[i]).get(cur) != simdjson::SUCCESS) {
-        return Status::InvalidArgument("no field \"" + FieldPrefix(i + 1) +
-                                       "\" in the record; set text_field to the field that "
-                                       "holds the text, or set skip_bad_records = true");
-      }
-    }
-    if (cur.get(*text) != simdjson::SUCCESS) {
-      return Status::InvalidArgument("field \"" + options_.text_field + "\" is " +
-                                     std::string(JsonTypeName(cur.type())) + ", not a string" +
-                                     kBadRecordHint);
-    }
-    return Status::Ok();
-  }
-
-  simdjson::error_code Parse(std::string_view json, simdjson::dom::element* root) {
-    // simdjson reads up to SIMDJSON_PADDING bytes past the end: parse from a padded copy.
-    if (padded_.size() < json.size() + simdjson::SIMDJSON_PADDING) {
-      padded_.resize(json.size() + simdjson::SIMDJSON_PADDING);
-    }
-    if (!json.empty()) std::memcpy(padded_.data(), json.data(), json.size());
-    return parser_.parse(padded_.data(), json.size(), false).get(*root);
-  }
-
-  std::string FieldPrefix(size_t components) const {
-    std::string out;
-    for (size_t i = 0; i < components; ++i) {
-      if (i > 0) out.push_back('.');
-      out += path_[i];
-    }
-    return out;
-  }
-
-  static constexpr const char* kBadRecordHint =
-      "; fix the line, or set skip_bad_records = true to skip such records";
-
   std::unique_ptr<DecodingStream> stream_;
   ReaderOptions options_;
-  std::vector<std::string> path_;
+  JsonRecordParser parser_;
   LineReader lines_;
-  simdjson::dom::parser parser_;
-  std::string padded_;
-  std::string fixed_;
   std::string scratch_;
   Status status_;
   mutable ReaderStats stats_;
@@ -188,9 +87,9 @@ StatusOr<std::unique_ptr<DocumentReader>> NewJsonlReader(std::unique_ptr<Decodin
                                                          InputPosition position,
                                                          const ReaderOptions& options,
                                                          size_t buffer_size) {
-  TM_ASSIGN_OR_RETURN(std::vector<std::string> path, SplitFieldPath(options.text_field));
+  TM_ASSIGN_OR_RETURN(JsonRecordParser parser, JsonRecordParser::Create(options));
   return std::unique_ptr<DocumentReader>(std::make_unique<JsonlReader>(
-      std::move(stream), std::move(position), options, std::move(path), buffer_size));
+      std::move(stream), std::move(position), options, std::move(parser), buffer_size));
 }
 
 }  // namespace tokenmill

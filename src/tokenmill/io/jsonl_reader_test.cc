@@ -109,8 +109,8 @@ TEST(JsonlReaderTest, BadRecordsNameFileAndLine) {
       {"{\"text\": \"a\"} {\"text\": \"b\"}", "malformed JSON"},
       {"{\"text\": \"a\", \"x\": [1,}", "malformed JSON"},
       {"not json", "malformed JSON"},
-      {"[\"text\"]", "the line holds an array, not a JSON object"},
-      {"\"text\"", "the line holds a string, not a JSON object"},
+      {"[\"text\"]", "the record holds an array, not a JSON object"},
+      {"\"text\"", "the record holds a string, not a JSON object"},
       {"{\"id\": 3}", "no field \"text\""},
       {"{\"text\": 42}", "field \"text\" is a number, not a string"},
       {"{\"text\": null}", "field \"text\" is null, not a string"},
@@ -123,7 +123,7 @@ TEST(JsonlReaderTest, BadRecordsNameFileAndLine) {
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << c.line;
     EXPECT_THAT(s.message(), HasSubstr("/in.jsonl:3 (byte 16)")) << c.line;
     EXPECT_THAT(s.message(), HasSubstr(c.message)) << c.line;
-    EXPECT_THAT(s.message(), HasSubstr("skip_bad_records")) << c.line;
+    EXPECT_THAT(s.message(), HasSubstr("on_bad_record = \"skip\"")) << c.line;
 
     ReaderOptions skip = Jsonl();
     skip.skip_bad_records = true;

@@ -36,6 +36,12 @@ StatusOr<std::unique_ptr<DocumentReader>> NewJsonlReader(std::unique_ptr<Decodin
                                                          const ReaderOptions& options,
                                                          size_t buffer_size = kLineBufferSize);
 
+// The "json" format (one JSON array of objects) over a whole object named `name`.
+// InvalidArgument if options.text_field is not a valid dotted path.
+StatusOr<std::unique_ptr<DocumentReader>> NewJsonArrayReader(std::unique_ptr<DecodingStream> stream,
+                                                             std::string name,
+                                                             const ReaderOptions& options);
+
 // Applies options.invalid_utf8 / strict_utf8 to one line (line_number and line_offset as
 // LineReader reports them). Returns `line` itself when it is valid, else the repaired bytes in
 // *scratch; adds the invalid bytes to stats->invalid_utf8_bytes.

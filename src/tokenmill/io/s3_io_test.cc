@@ -6,13 +6,17 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "tokenmill/io/document_reader.h"
+#include "tokenmill/io/parquet_reader.h"
 #include "tokenmill/io/test_util.h"
+#include "tokenmill/storage/counting_storage.h"
 
 namespace tokenmill {
 namespace {
@@ -153,6 +157,47 @@ TEST_F(S3IoTest, RangesCutAtBoundariesGiveTheWholeFile) {
     }
     EXPECT_EQ(joined, whole) << "task size " << task;
   }
+}
+
+TEST_F(S3IoTest, ParquetFetchesOnlyTheFooterAndTheTextColumnWithRangedReads) {
+  const std::string data =
+      testing::ReadFile(testing::RepoFile("data/sample-parquet/part-00.parquet"));
+  const std::string url = Put("part-00.parquet", data);
+  CountingStorage counting(storage_);
+  ReaderOptions o;
+  o.format = InputFormat::kParquet;
+  auto footer = ReadParquetFooter(counting, url, data.size());
+  ASSERT_TRUE(footer.ok()) << footer.status().ToString();
+  EXPECT_EQ(counting.counters().bytes_read, kParquetTailRead);  // the footer fits the tail read
+  // The text column's bytes that lie before the tail (the rest comes with the tail).
+  uint64_t text_bytes = 0;
+  for (const auto& rg : footer->meta.row_groups) {
+    const auto& c = rg.columns[1];
+    if (static_cast<uint64_t>(c.Start()) < footer->tail_offset) {
+      text_bytes += static_cast<uint64_t>(c.total_compressed_size);
+    }
+  }
+  // Cut as the planner does (several tasks), each read through the counting storage.
+  const auto ranges = ParquetTaskRanges(*footer, 128 << 10);
+  ASSERT_GT(ranges.size(), 2u);
+  uint64_t docs = 0, fetched = 0;
+  for (const auto& [begin, end] : ranges) {
+    counting.ResetCounters();
+    auto reader = OpenDocumentReader(counting, InputRange{url, begin, end}, o);
+    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    auto read = testing::ReadAll(**reader);
+    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    docs += read->size();
+    // Per task: its own footer read plus its row groups' text chunks, nothing else.
+    EXPECT_EQ(counting.counters().bytes_read, (*reader)->stats().bytes_in);
+    fetched += counting.counters().bytes_read - footer->bytes_read;
+  }
+  EXPECT_EQ(docs, 1949u);
+  EXPECT_EQ(fetched, text_bytes);
+  std::printf("parquet on S3: %zu bytes file, %" PRIu64
+              " bytes of text chunks fetched in %zu "
+              "tasks (+%" PRIu64 " footer bytes each)\n",
+              data.size(), fetched, ranges.size(), footer->bytes_read);
 }
 
 }  // namespace

@@ -27,7 +27,7 @@ namespace {
 // Names of the enumerations, as job files and the canonical JSON spell them.
 
 constexpr std::string_view kKindNames = "\"electra\" or \"gpt\"";
-constexpr std::string_view kInputFormatNames = "\"text\" or \"jsonl\"";
+constexpr std::string_view kInputFormatNames = "\"text\", \"jsonl\", \"json\" or \"parquet\"";
 constexpr std::string_view kOutputFormatNames = "\"tfrecord\", \"megatron\" or \"llmc\"";
 constexpr std::string_view kCompatNames = "\"huggingface\", \"google-bert\" or \"google-electra\"";
 
@@ -40,11 +40,23 @@ std::optional<ExampleKind> ParseKind(std::string_view s) {
   return std::nullopt;
 }
 std::string_view InputFormatName(InputFormat f) {
-  return f == InputFormat::kJsonl ? "jsonl" : "text";
+  switch (f) {
+    case InputFormat::kJsonl:
+      return "jsonl";
+    case InputFormat::kJson:
+      return "json";
+    case InputFormat::kParquet:
+      return "parquet";
+    case InputFormat::kText:
+      break;
+  }
+  return "text";
 }
 std::optional<InputFormat> ParseInputFormat(std::string_view s) {
   if (s == "text") return InputFormat::kText;
   if (s == "jsonl") return InputFormat::kJsonl;
+  if (s == "json") return InputFormat::kJson;
+  if (s == "parquet") return InputFormat::kParquet;
   return std::nullopt;
 }
 std::string_view InvalidUtf8Name(InvalidUtf8 p) {
@@ -548,10 +560,13 @@ class TomlSpecParser {
       }
       spec.reader.format = *f;
     }
-    const bool jsonl = spec.reader.format == InputFormat::kJsonl;
+    // Records with a text field: jsonl, json and parquet.
+    const bool jsonl = spec.reader.format != InputFormat::kText;
     TM_ASSIGN_OR_RETURN(auto text_field, String("input", "text_field"));
     if (text_field.has_value()) {
-      if (!jsonl) return NotApplicable("input", "text_field", "format = \"jsonl\"");
+      if (!jsonl) {
+        return NotApplicable("input", "text_field", "format = \"jsonl\", \"json\" or \"parquet\"");
+      }
       if (text_field->empty()) {
         return BadValue("input", "text_field", *Get("input", "text_field"), "must not be empty");
       }
@@ -561,7 +576,10 @@ class TomlSpecParser {
     if (strict.has_value()) spec.reader.strict_utf8 = *strict;
     TM_ASSIGN_OR_RETURN(auto on_bad, String("input", "on_bad_record"));
     if (on_bad.has_value()) {
-      if (!jsonl) return NotApplicable("input", "on_bad_record", "format = \"jsonl\"");
+      if (!jsonl) {
+        return NotApplicable("input", "on_bad_record",
+                             "format = \"jsonl\", \"json\" or \"parquet\"");
+      }
       const auto skip = ParseOnBadRecord(*on_bad);
       if (!skip.has_value()) {
         return BadValue("input", "on_bad_record", *Get("input", "on_bad_record"),

@@ -311,7 +311,8 @@ TEST(JobSpec, RequiredKeys) {
 
 TEST(JobSpec, BadValues) {
   EXPECT_EQ(Error(With("input", "format = \"csv\"")),
-            "job.toml:3: [input] format must be \"text\" or \"jsonl\", not \"csv\"");
+            "job.toml:3: [input] format must be \"text\", \"jsonl\", \"json\" or \"parquet\", not "
+            "\"csv\"");
   EXPECT_EQ(Error(With("input", "format = \"jsonl\"\non_bad_record = \"ignore\"")),
             "job.toml:4: [input] on_bad_record must be \"error\" or \"skip\", not \"ignore\"");
   EXPECT_EQ(Error(With("input", "format = \"jsonl\"\ntext_field = \"\"")),
@@ -378,9 +379,11 @@ TEST(JobSpec, KeysOfTheOtherKindAreErrors) {
             "job.toml:10: [examples] max_seq_length applies only to kind = \"electra\"; remove "
             "it");
   EXPECT_EQ(Error(With("input", "text_field = \"body\"")),
-            "job.toml:3: [input] text_field applies only to format = \"jsonl\"; remove it");
+            "job.toml:3: [input] text_field applies only to format = \"jsonl\", \"json\" or "
+            "\"parquet\"; remove it");
   EXPECT_EQ(Error(With("input", "on_bad_record = \"skip\"")),
-            "job.toml:3: [input] on_bad_record applies only to format = \"jsonl\"; remove it");
+            "job.toml:3: [input] on_bad_record applies only to format = \"jsonl\", \"json\" or "
+            "\"parquet\"; remove it");
 }
 
 constexpr char kCanonicalMinimal[] =
@@ -581,6 +584,31 @@ TEST(LoadJobSpec, ExampleJobFiles) {
     auto objects = ExpandGlobs(spec->input_paths);
     ASSERT_TRUE(objects.ok()) << objects.status().ToString();
     EXPECT_FALSE(objects->empty());
+  }
+}
+
+}  // namespace
+}  // namespace tokenmill
+
+namespace tokenmill {
+namespace {
+
+TEST(JobSpec, ParquetAndJsonInputsTakeTextFieldAndOnBadRecord) {
+  for (const auto& [name, format] :
+       {std::pair<std::string, InputFormat>{"parquet", InputFormat::kParquet},
+        {"json", InputFormat::kJson}}) {
+    SCOPED_TRACE(name);
+    auto spec =
+        Parse(With("input", "format = \"" + name +
+                                "\"\ntext_field = \"meta.body\"\non_bad_record = \"skip\""));
+    ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+    EXPECT_EQ(spec->reader.format, format);
+    EXPECT_EQ(spec->reader.text_field, "meta.body");
+    EXPECT_TRUE(spec->reader.skip_bad_records);
+    auto back = JobSpec::FromJson(spec->ToJson());
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(back->reader.format, format);
+    EXPECT_EQ(back->ToJson(), spec->ToJson());
   }
 }
 

@@ -5,6 +5,7 @@
 #include "tokenmill/base/log.h"
 #include "tokenmill/base/sha256.h"
 #include "tokenmill/io/document_reader.h"
+#include "tokenmill/io/parquet_reader.h"
 #include "tokenmill/storage/storage.h"
 
 namespace tokenmill {
@@ -14,8 +15,8 @@ bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.s
 
 // Objects under the output folder that a job writes: its shards and final files.
 bool IsJobOutputName(std::string_view name) {
-  return StartsWith(name, "part-") || name == "manifest.json" ||
-         name == "megatron-prefixes.txt" || StartsWith(name, "merged.");
+  return StartsWith(name, "part-") || name == "manifest.json" || name == "megatron-prefixes.txt" ||
+         StartsWith(name, "merged.");
 }
 
 Status DeletePrefix(Storage& storage, const std::string& prefix) {
@@ -40,7 +41,30 @@ StatusOr<std::vector<TaskDef>> CutTasks(const JobSpec& spec) {
     base.url = object.url;
     base.size = object.size;
     base.compressed = IsCompressed(object.url);
-    if (base.compressed || object.size <= spec.job.task_size) {
+    if (spec.reader.format == InputFormat::kParquet) {
+      if (base.compressed) {
+        return Status::InvalidArgument(object.url +
+                                       ": a Parquet file compresses its pages itself and is read "
+                                       "by ranges; decompress the whole-file wrapper first");
+      }
+      // Whole row groups, from the footer (read now, so a file that is not Parquet fails the
+      // plan rather than a task).
+      TM_ASSIGN_OR_RETURN(Storage * storage, StorageFor(object.url));
+      TM_ASSIGN_OR_RETURN(ParquetFooter footer,
+                          ReadParquetFooter(*storage, object.url, object.size));
+      TM_RETURN_IF_ERROR(CheckParquetColumn(footer, object.url, spec.reader.text_field));
+      for (const auto& [begin, end] : ParquetTaskRanges(footer, spec.job.task_size)) {
+        TaskDef t = base;
+        t.begin = begin;
+        t.end = end;
+        t.id = tasks.size();
+        tasks.push_back(t);
+      }
+      continue;
+    }
+    // A JSON array is read whole.
+    if (base.compressed || object.size <= spec.job.task_size ||
+        spec.reader.format == InputFormat::kJson) {
       base.begin = 0;
       base.end = object.size;
       base.id = tasks.size();
@@ -54,8 +78,8 @@ StatusOr<std::vector<TaskDef>> CutTasks(const JobSpec& spec) {
       uint64_t end = object.size;
       const uint64_t cut = begin + spec.job.task_size;
       if (cut < object.size) {
-        TM_ASSIGN_OR_RETURN(end, NextDocumentBoundary(*storage, object.url, cut, object.size,
-                                                      spec.reader.format));
+        TM_ASSIGN_OR_RETURN(
+            end, NextDocumentBoundary(*storage, object.url, cut, object.size, spec.reader.format));
       }
       TaskDef t = base;
       t.begin = begin;

@@ -1,0 +1,42 @@
+// JsonRecordParser: finds the document text in one JSON record (a JSONL line or an element of
+// a JSON array): the string at a dotted field path, with simdjson. Lone UTF-16 surrogate escapes
+// ("\ud800"), which have no UTF-8 form, become U+FFFD (or, with strict_utf8, an error).
+// Thread-safety: a parser is used by one thread.
+#pragma once
+
+#include <simdjson.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tokenmill/base/status.h"
+#include "tokenmill/io/document_reader.h"
+
+namespace tokenmill {
+
+class JsonRecordParser {
+ public:
+  // InvalidArgument if options.text_field is not a valid dotted path.
+  static StatusOr<JsonRecordParser> Create(const ReaderOptions& options);
+
+  // Parses one record; *text points into the parser's buffers (valid until the next call).
+  // InvalidArgument for a bad record (malformed, not an object, field missing or not a string),
+  // with a message that ends in how to fix or skip it; DataLoss for a lone surrogate under
+  // strict_utf8. Adds replaced surrogates to stats->invalid_utf8_bytes.
+  Status Parse(std::string_view record, std::string_view* text, ReaderStats* stats);
+
+ private:
+  JsonRecordParser(const ReaderOptions& options, std::vector<std::string> path)
+      : options_(options), path_(std::move(path)) {}
+  simdjson::error_code ParsePadded(std::string_view json, simdjson::dom::element* root);
+  std::string FieldPrefix(size_t components) const;
+
+  ReaderOptions options_;
+  std::vector<std::string> path_;
+  simdjson::dom::parser parser_;
+  std::string padded_;
+  std::string fixed_;
+};
+
+}  // namespace tokenmill
