@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "tokenmill/base/python_space.h"
 #include "tokenmill/examples/electra_builder.h"
@@ -81,17 +81,22 @@ BertBuilder::BertBuilder(const ExampleOptions& options, const Tokenizer& tokeniz
       sep_id_(*specials.sep),
       mask_id_(*specials.mask),
       unk_id_(specials.unk) {
-  // list(tokenizer.vocab.keys()): each token once, in the order of its first line; its id is
-  // what the vocabulary maps it to.
+  // list(tokenizer.vocab.keys()) of tokenization.load_vocab, which strips each line (so that
+  // "\u2028" in bert-base-chinese's vocab.txt is the key "") and maps a key to the last line
+  // holding it: each stripped token once, in the order of its first line, with the last id.
   const uint32_t size = tokenizer.vocab_size();
   continuation_.assign(size, false);
-  std::unordered_set<std::string_view> seen;
+  std::unordered_map<std::string_view, size_t> position;
   vocab_words_.reserve(size);
   for (uint32_t id = 0; id < size; ++id) {
-    const std::string_view token = tokenizer.IdToToken(id);
-    if (token.empty() || !seen.insert(token).second) continue;
-    vocab_words_.push_back(tokenizer.TokenToId(token).value_or(id));
+    const std::string_view token = PythonStrip(tokenizer.IdToToken(id));
     continuation_[id] = token.starts_with("##");
+    const auto [it, inserted] = position.emplace(token, vocab_words_.size());
+    if (inserted) {
+      vocab_words_.push_back(id);
+    } else {
+      vocab_words_[it->second] = id;
+    }
   }
   if (options.google_compat) {
     rngs_.emplace_back(options.seed);  // random.Random(FLAGS.random_seed)

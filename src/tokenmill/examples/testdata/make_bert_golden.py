@@ -5,7 +5,7 @@
       writes bert_golden_input.txt, a synthetic corpus (seeded, so always the same bytes).
   make_bert_golden.py examples CREATE_PRETRAINING_DATA_PY
       runs create_training_instances of google-research/bert create_pretraining_data.py (give the
-      path of that file, e.g. ../shared/ref/google-bert/create_pretraining_data.py; it is imported
+      path of that file, e.g. data/google-bert/create_pretraining_data.py; it is imported
       unmodified, with tests/e2e/tfstub standing in for TensorFlow) over bert_golden_input.txt with
       random.Random(seed), and writes bert_golden_*.txt.
 
