@@ -11,8 +11,8 @@ if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 BUILD=(cmake ninja-build g++ pkg-config ca-certificates
        libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev
        libutf8proc-dev libpcre2-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libssl-dev
-       libgtest-dev libgmock-dev libbenchmark-dev)
-TEST=(python3 python3-numpy python3-protobuf python3-yaml protobuf-compiler shellcheck awscli curl gzip zstd
+       libgtest-dev libgmock-dev libbenchmark-dev libicu-dev)
+TEST=(python3 python3-numpy python3-protobuf python3-six python3-yaml protobuf-compiler shellcheck awscli curl gzip zstd
       patchelf file)
 SERVICES=(ceph radosgw slurm-wlm munge)
 

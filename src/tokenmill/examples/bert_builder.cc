@@ -1,5 +1,7 @@
 #include "tokenmill/examples/bert_builder.h"
 
+#include <unicode/utf8.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -20,6 +22,24 @@ constexpr double kRandomNextProbability = 0.5;
 constexpr int kRandomDocumentTries = 10;
 // Default mode: stream numbers of the per-task random streams (see docs/examples.md).
 constexpr uint32_t kShuffleStream = 0;
+
+// The first code point of `s` in *c; returns its length in bytes (0 if invalid or empty).
+size_t DecodeOneCodePoint(std::string_view s, char32_t* c) {
+  if (s.empty()) return 0;
+  int32_t i = 0;
+  UChar32 cp;
+  U8_NEXT(reinterpret_cast<const uint8_t*>(s.data()), i, static_cast<int32_t>(s.size()), cp);
+  if (cp < 0) return 0;
+  *c = static_cast<char32_t>(cp);
+  return static_cast<size_t>(i);
+}
+
+void AppendUtf8(char32_t c, std::string* out) {
+  uint8_t buf[U8_MAX_LENGTH];
+  int32_t n = 0;
+  U8_APPEND_UNSAFE(buf, n, static_cast<UChar32>(c));
+  out->append(reinterpret_cast<const char*>(buf), static_cast<size_t>(n));
+}
 
 Status OutOfRange(const std::string& key, const std::string& value, const std::string& want) {
   return Status::InvalidArgument("[examples] " + key + " = " + value +
@@ -69,18 +89,30 @@ StatusOr<std::unique_ptr<BertBuilder>> BertBuilder::Create(const ExampleOptions&
                                      "vocabulary (vocab.txt with [CLS], [SEP] and [MASK])");
     }
   }
-  return std::unique_ptr<BertBuilder>(new BertBuilder(options, tokenizer, task_id, specials));
+  if (options.chinese_whole_word && options.google_compat) {
+    return Status::InvalidArgument(
+        "[examples] chinese_whole_word does not exist in create_pretraining_data.py: remove it "
+        "or remove compat = \"google\"");
+  }
+  std::unique_ptr<ChineseWordSegmenter> segmenter;
+  if (options.chinese_whole_word) {
+    TM_ASSIGN_OR_RETURN(segmenter, ChineseWordSegmenter::Create());
+  }
+  return std::unique_ptr<BertBuilder>(
+      new BertBuilder(options, tokenizer, task_id, specials, std::move(segmenter)));
 }
 
 BertBuilder::BertBuilder(const ExampleOptions& options, const Tokenizer& tokenizer,
-                         uint64_t task_id, const SpecialTokens& specials)
+                         uint64_t task_id, const SpecialTokens& specials,
+                         std::unique_ptr<ChineseWordSegmenter> segmenter)
     : tokenizer_(tokenizer),
       options_(options),
       task_id_(task_id),
       cls_id_(*specials.cls),
       sep_id_(*specials.sep),
       mask_id_(*specials.mask),
-      unk_id_(specials.unk) {
+      unk_id_(specials.unk),
+      segmenter_(std::move(segmenter)) {
   // list(tokenizer.vocab.keys()) of tokenization.load_vocab, which strips each line (so that
   // "\u2028" in bert-base-chinese's vocab.txt is the key "") and maps a key to the last line
   // holding it: each stripped token once, in the order of its first line, with the last id.
@@ -96,6 +128,16 @@ BertBuilder::BertBuilder(const ExampleOptions& options, const Tokenizer& tokeniz
       vocab_words_.push_back(id);
     } else {
       vocab_words_[it->second] = id;
+    }
+  }
+  if (segmenter_ != nullptr) {
+    han_char_.assign(size, 0);
+    for (uint32_t id = 0; id < size; ++id) {
+      std::string_view token = tokenizer.IdToToken(id);
+      if (token.starts_with("##")) token.remove_prefix(2);
+      char32_t c = 0;
+      const size_t n = DecodeOneCodePoint(token, &c);
+      if (n != 0 && n == token.size() && ChineseWordSegmenter::IsHan(c)) han_char_[id] = c;
     }
   }
   if (options.google_compat) {
@@ -150,6 +192,7 @@ Status BertBuilder::AddDocument(std::string_view text, const ExampleSink& sink) 
               std::count(doc_tokens_.begin() + static_cast<std::ptrdiff_t>(before),
                          doc_tokens_.end(), *unk_id_));
         }
+        if (segmenter_ != nullptr) AssignWords(line, before);
         sentence_end_.push_back(doc_tokens_.size());
         ++open_sentences_;
       }
@@ -163,6 +206,38 @@ Status BertBuilder::AddDocument(std::string_view text, const ExampleSink& sink) 
     return ProcessDocuments(sink);
   }
   return Status::Ok();
+}
+
+void BertBuilder::AssignWords(std::string_view line, size_t begin) {
+  // Each Han character is its own token in BERT's Chinese vocabularies (BasicTokenizer puts
+  // spaces around CJK characters), so the Han tokens of the line follow its Han characters in
+  // order: a token takes the word of the next character equal to it (looking a few characters
+  // ahead, past characters the tokenizer dropped or changed), and [UNK] the word of the next
+  // character when that one is not in the vocabulary. Other tokens belong to no word.
+  constexpr size_t kLookahead = 8;
+  han_scratch_.clear();
+  segmenter_->Segment(line, &han_scratch_, &next_word_);
+  doc_words_.resize(begin, kNoWord);
+  size_t p = 0;
+  for (size_t t = begin; t < doc_tokens_.size(); ++t) {
+    const uint32_t id = doc_tokens_[t];
+    uint32_t word = kNoWord;
+    const char32_t c = id < han_char_.size() ? han_char_[id] : 0;
+    if (c != 0) {
+      for (size_t k = p; k < han_scratch_.size() && k < p + kLookahead; ++k) {
+        if (han_scratch_[k].c == c) {
+          word = han_scratch_[k].word;
+          p = k + 1;
+          break;
+        }
+      }
+    } else if (unk_id_.has_value() && id == *unk_id_ && p < han_scratch_.size()) {
+      std::string utf8;
+      AppendUtf8(han_scratch_[p].c, &utf8);
+      if (!tokenizer_.TokenToId(utf8).has_value()) word = han_scratch_[p++].word;
+    }
+    doc_words_.push_back(word);
+  }
 }
 
 Status BertBuilder::Finish(const ExampleSink& sink) {
@@ -188,6 +263,7 @@ Status BertBuilder::ProcessDocuments(const ExampleSink& sink) {
   }
   ++window_index_;
   doc_tokens_.clear();
+  doc_words_.clear();
   sentence_end_.clear();
   doc_sentence_begin_.clear();
   order_.clear();
@@ -206,9 +282,15 @@ void BertBuilder::CreateInstances(size_t doc_index, PyRandom& rng) {
   };
   auto sentence_begin = [&](size_t s) { return s == 0 ? size_t{0} : sentence_end_[s - 1]; };
   auto sentence_length = [&](size_t s) { return sentence_end_[s] - sentence_begin(s); };
+  const bool words = segmenter_ != nullptr;
   auto append = [&](std::vector<uint32_t>* out, size_t s) {
-    out->insert(out->end(), doc_tokens_.begin() + static_cast<std::ptrdiff_t>(sentence_begin(s)),
-                doc_tokens_.begin() + static_cast<std::ptrdiff_t>(sentence_end_[s]));
+    const auto b = static_cast<std::ptrdiff_t>(sentence_begin(s));
+    const auto e = static_cast<std::ptrdiff_t>(sentence_end_[s]);
+    out->insert(out->end(), doc_tokens_.begin() + b, doc_tokens_.begin() + e);
+    if (words) {
+      std::vector<uint32_t>* w = out == &a_ ? &a_words_ : &b_words_;
+      w->insert(w->end(), doc_words_.begin() + b, doc_words_.begin() + e);
+    }
   };
 
   size_t first, last;
@@ -240,6 +322,8 @@ void BertBuilder::CreateInstances(size_t doc_index, PyRandom& rng) {
       if (chunk_size >= 2) a_end = rng.RandInt(1, chunk_size - 1);
       a_.clear();
       b_.clear();
+      a_words_.clear();
+      b_words_.clear();
       for (int64_t j = 0; j < a_end; ++j) append(&a_, chunk_first + static_cast<size_t>(j));
       bool is_random_next = false;
       if (chunk_size == 1 || rng.Random() < kRandomNextProbability) {
@@ -273,6 +357,14 @@ void BertBuilder::CreateInstances(size_t doc_index, PyRandom& rng) {
       const size_t a_length = tokens_.size();
       tokens_.insert(tokens_.end(), b_.begin(), b_.end());
       tokens_.push_back(sep_id_);
+      if (words) {
+        token_words_.clear();
+        token_words_.push_back(kNoWord);
+        token_words_.insert(token_words_.end(), a_words_.begin(), a_words_.end());
+        token_words_.push_back(kNoWord);
+        token_words_.insert(token_words_.end(), b_words_.begin(), b_words_.end());
+        token_words_.push_back(kNoWord);
+      }
       MaskAndStore(is_random_next, a_length, rng);
       chunk_size = 0;
       current_length = 0;
@@ -295,10 +387,15 @@ void BertBuilder::TruncateSeqPair(PyRandom& rng) {
       ++(trunc_a ? a_front : b_front);
     } else {
       (trunc_a ? a_ : b_).pop_back();
+      if (segmenter_ != nullptr) (trunc_a ? a_words_ : b_words_).pop_back();
     }
   }
   a_.erase(a_.begin(), a_.begin() + static_cast<std::ptrdiff_t>(a_front));
   b_.erase(b_.begin(), b_.begin() + static_cast<std::ptrdiff_t>(b_front));
+  if (segmenter_ != nullptr) {
+    a_words_.erase(a_words_.begin(), a_words_.begin() + static_cast<std::ptrdiff_t>(a_front));
+    b_words_.erase(b_words_.begin(), b_words_.begin() + static_cast<std::ptrdiff_t>(b_front));
+  }
 }
 
 void BertBuilder::MaskAndStore(bool random_next, size_t a_length, PyRandom& rng) {
@@ -310,8 +407,12 @@ void BertBuilder::MaskAndStore(bool random_next, size_t a_length, PyRandom& rng)
   for (size_t i = 0; i < n; ++i) {
     const uint32_t id = tokens_[i];
     if (id == cls_id_ || id == sep_id_) continue;
-    if (options_.do_whole_word_mask && !candidates_.empty() && id < continuation_.size() &&
-        continuation_[id]) {
+    const bool piece =
+        options_.do_whole_word_mask && id < continuation_.size() && continuation_[id];
+    // Chinese whole words: a character of the same word as the token before it.
+    const bool same_word = segmenter_ != nullptr && i > 0 && token_words_[i] != kNoWord &&
+                           token_words_[i] == token_words_[i - 1];
+    if ((piece || same_word) && !candidates_.empty()) {
       ++candidates_.back().second;
     } else {
       candidates_.emplace_back(static_cast<uint32_t>(candidate_indexes_.size()), 1);

@@ -28,6 +28,7 @@
 
 #include "tokenmill/base/py_random.h"
 #include "tokenmill/base/status.h"
+#include "tokenmill/examples/chinese_words.h"
 #include "tokenmill/examples/example_builder.h"
 #include "tokenmill/tokenizer/tokenizer.h"
 
@@ -62,7 +63,7 @@ class BertBuilder : public ExampleBuilder {
 
  private:
   BertBuilder(const ExampleOptions& options, const Tokenizer& tokenizer, uint64_t task_id,
-              const SpecialTokens& specials);
+              const SpecialTokens& specials, std::unique_ptr<ChineseWordSegmenter> segmenter);
 
   // Ends the document being read (if it has sentences).
   void EndDocument();
@@ -87,6 +88,16 @@ class BertBuilder : public ExampleBuilder {
   std::vector<uint32_t> vocab_words_;
   // Ids whose token starts with "##" (whole word masking).
   std::vector<bool> continuation_;
+  // chinese_whole_word: the Han character of each id whose token is one ("##" aside), else 0;
+  // the segmenter; the word number of each held token (kNoWord if none).
+  static constexpr uint32_t kNoWord = UINT32_MAX;
+  std::vector<char32_t> han_char_;
+  std::unique_ptr<ChineseWordSegmenter> segmenter_;
+  std::vector<uint32_t> doc_words_;
+  uint32_t next_word_ = 0;
+  std::vector<HanCharacter> han_scratch_;
+  // Gives the tokens doc_tokens_[begin..] the words of `line`'s Han characters.
+  void AssignWords(std::string_view line, size_t begin);
 
   // The held documents: sentences are ranges of tokens_ (sentence_end_), documents ranges of
   // sentences (doc_sentence_begin_; a document ends where the next begins).
@@ -115,6 +126,7 @@ class BertBuilder : public ExampleBuilder {
 
   // Scratch.
   std::vector<uint32_t> a_, b_, tokens_;
+  std::vector<uint32_t> a_words_, b_words_, token_words_;  // chinese_whole_word
   // Candidate words: (offset in candidate_indexes_, piece count); their token indexes.
   std::vector<std::pair<uint32_t, uint32_t>> candidates_;
   std::vector<uint32_t> candidate_indexes_;

@@ -450,5 +450,85 @@ TEST(BertBuilder, OneDocumentOneSentence) {
   EXPECT_EQ(got[0].masked_lm_weights[1], 0.0f);
 }
 
+std::unique_ptr<Tokenizer> LoadChineseBert() {
+  TokenizerOptions options;
+  options.path = TOKENMILL_SOURCE_DIR "/data/vocab/bert-base-chinese/vocab.txt";
+  options.compat = CompatMode::kGoogleBert;
+  auto tokenizer = LoadTokenizerFromStorage(options);
+  EXPECT_TRUE(tokenizer.ok()) << tokenizer.status().ToString();
+  return tokenizer.ok() ? std::move(*tokenizer) : nullptr;
+}
+
+TEST(BertBuilder, ChineseWholeWordsAreMaskedWhole) {
+  const std::unique_ptr<Tokenizer> tokenizer = LoadChineseBert();
+  ASSERT_NE(tokenizer, nullptr);
+  // ICU's words: 中华 / 人民 / 共和国 / 成立 / 了 and 我 / 喜欢 / 自然 / 语言 / 处理.
+  const std::vector<std::vector<std::string>> words = {
+      {"中", "华"}, {"人", "民"}, {"共", "和", "国"}, {"喜", "欢"},
+      {"自", "然"}, {"语", "言"}, {"处", "理"}};
+  std::vector<std::vector<uint32_t>> word_ids;
+  for (const auto& w : words) {
+    word_ids.emplace_back();
+    for (const std::string& c : w) word_ids.back().push_back(*tokenizer->TokenToId(c));
+  }
+  for (const bool chinese : {true, false}) {
+    ExampleOptions o;
+    o.kind = ExampleKind::kBert;
+    o.max_seq_length = 64;
+    o.max_predictions_per_seq = 20;
+    o.masked_lm_prob = 0.3;
+    o.dupe_factor = 20;
+    o.chinese_whole_word = chinese;
+    auto builder = BertBuilder::Create(o, *tokenizer, 0);
+    ASSERT_TRUE(builder.ok()) << builder.status().ToString();
+    size_t whole = 0, split = 0;
+    auto sink = [&](const Example& e) {
+      std::vector<uint32_t> original(e.tokens.begin(), e.tokens.begin() + e.num_real_tokens);
+      std::vector<bool> masked(original.size(), false);
+      for (size_t k = 0; k < e.masked_lm_weights.size() && e.masked_lm_weights[k] > 0; ++k) {
+        original[e.masked_lm_positions[k]] = e.masked_lm_ids[k];
+        masked[e.masked_lm_positions[k]] = true;
+      }
+      for (const auto& w : word_ids) {
+        for (size_t i = 0; i + w.size() <= original.size(); ++i) {
+          if (!std::equal(w.begin(), w.end(), original.begin() + i)) continue;
+          const size_t n = static_cast<size_t>(
+              std::count(masked.begin() + i, masked.begin() + i + w.size(), true));
+          if (n == w.size()) ++whole;
+          if (n != 0 && n != w.size()) ++split;
+        }
+      }
+      return Status::Ok();
+    };
+    for (int d = 0; d < 6; ++d) {
+      ASSERT_TRUE((*builder)
+                      ->AddDocument("中华人民共和国成立了。\n我喜欢自然语言处理。\n"
+                                    "BERT 模型，2019年。",
+                                    sink)
+                      .ok());
+    }
+    ASSERT_TRUE((*builder)->Finish(sink).ok());
+    const BuilderStats& s = (*builder)->stats();
+    if (chinese) {
+      EXPECT_EQ(split, 0u);
+      EXPECT_GT(whole, 20u);
+      EXPECT_LT(s.masked_words, s.masked_tokens);  // words of several characters
+    } else {
+      EXPECT_GT(split, 0u);  // characters are masked one by one
+      EXPECT_EQ(s.masked_words, s.masked_tokens);
+    }
+  }
+}
+
+TEST(BertBuilder, ChineseWholeWordIsNotForGoogleCompat) {
+  const VocabTokenizerForTest tokenizer;
+  ExampleOptions o = DefaultOptions();
+  o.google_compat = true;
+  o.chinese_whole_word = true;
+  auto b = BertBuilder::Create(o, tokenizer, 0);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(b.status().message().find("chinese_whole_word"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tokenmill

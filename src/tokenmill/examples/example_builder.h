@@ -40,6 +40,9 @@ struct ExampleOptions {
   double short_seq_prob = 0.1;            // in [0, 1]. Default: 0.1
   uint32_t dupe_factor = 10;              // Default: 10
   bool do_whole_word_mask = false;        // mask all "##" pieces of a word together
+  // Mask the characters of each Chinese word together (words from ICU's word break iterator,
+  // examples/chinese_words.h), whatever do_whole_word_mask says. Not with google_compat.
+  bool chinese_whole_word = false;
   // Default mode: random "next" segments come from the window of this many documents of the
   // task that holds the current one. Default: 1000
   uint32_t random_next_window = 1000;

@@ -68,7 +68,7 @@ std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 // The [examples] keys of kind = "bert" only.
 constexpr std::string_view kBertKeys[] = {
     "max_predictions_per_seq", "masked_lm_prob",     "short_seq_prob", "dupe_factor",
-    "do_whole_word_mask",      "random_next_window", "compat"};
+    "do_whole_word_mask",      "random_next_window", "compat",         "chinese_whole_word"};
 bool IsBertKey(std::string_view key) {
   return std::find(std::begin(kBertKeys), std::end(kBertKeys), key) != std::end(kBertKeys);
 }
@@ -90,7 +90,7 @@ const std::vector<TableKeys>& KnownTables() {
       {"examples",
        {"kind", "max_seq_length", "seed", "append_eod", "eod_token", "max_predictions_per_seq",
         "masked_lm_prob", "short_seq_prob", "dupe_factor", "do_whole_word_mask",
-        "random_next_window", "compat"}},
+        "random_next_window", "compat", "chinese_whole_word"}},
       {"output", {"path", "format", "shard_size"}},
       {"job", {"task_size", "store", "lease_seconds", "max_attempts", "max_expiries"}},
   };
@@ -280,6 +280,10 @@ Status ValidateSpec(const JobSpec& spec, const WhereFn& where) {
     if (ex.random_next_window < 1 || ex.random_next_window > kMaxRandomNextWindow) {
       return Invalid(where, "examples", "random_next_window",
                      "must be between 1 and " + std::to_string(kMaxRandomNextWindow));
+    }
+    if (ex.google_compat && ex.chinese_whole_word) {
+      return Invalid(where, "examples", "chinese_whole_word",
+                     "is not part of create_pretraining_data.py: remove it, or remove compat");
     }
     if (ex.google_compat && spec.tokenizer.compat != CompatMode::kGoogleBert) {
       return Invalid(where, "tokenizer", "compat",
@@ -708,6 +712,8 @@ class TomlSpecParser {
     if (dupe.has_value()) ex.dupe_factor = static_cast<uint32_t>(*dupe);
     TM_ASSIGN_OR_RETURN(auto wwm, Bool("examples", "do_whole_word_mask"));
     if (wwm.has_value()) ex.do_whole_word_mask = *wwm;
+    TM_ASSIGN_OR_RETURN(auto chinese, Bool("examples", "chinese_whole_word"));
+    if (chinese.has_value()) ex.chinese_whole_word = *chinese;
     TM_ASSIGN_OR_RETURN(auto window,
                         Int("examples", "random_next_window", 1, kMaxRandomNextWindow));
     if (window.has_value()) ex.random_next_window = static_cast<uint32_t>(*window);
@@ -720,6 +726,12 @@ class TomlSpecParser {
             "must be \"google\" (or unset, for the default mode), not " + Quote(*compat));
       }
       ex.google_compat = true;
+      if (ex.chinese_whole_word) {
+        return BadValue("examples", "chinese_whole_word", *Get("examples", "chinese_whole_word"),
+                        "is not part of create_pretraining_data.py: remove it, or remove "
+                        "compat = \"google\" (" +
+                            At(node) + ")");
+      }
       if (window.has_value()) {
         return NotApplicable("examples", "random_next_window", "the default mode (no compat)");
       }
@@ -980,6 +992,7 @@ class JsonSpecReader {
     TM_ASSIGN_OR_RETURN(uint64_t dupe, Uint("examples", "dupe_factor", UINT32_MAX));
     ex.dupe_factor = static_cast<uint32_t>(dupe);
     TM_ASSIGN_OR_RETURN(ex.do_whole_word_mask, Bool("examples", "do_whole_word_mask"));
+    TM_ASSIGN_OR_RETURN(ex.chinese_whole_word, Bool("examples", "chinese_whole_word"));
     TM_ASSIGN_OR_RETURN(uint64_t window, Uint("examples", "random_next_window", UINT32_MAX));
     ex.random_next_window = static_cast<uint32_t>(window);
     TM_ASSIGN_OR_RETURN(std::optional<std::string> ex_compat, OptStr("examples", "compat"));
@@ -1085,6 +1098,7 @@ std::string JobSpec::ToJson() const {
     ex["short_seq_prob"] = examples.short_seq_prob;
     ex["dupe_factor"] = examples.dupe_factor;
     ex["do_whole_word_mask"] = examples.do_whole_word_mask;
+    ex["chinese_whole_word"] = examples.chinese_whole_word;
     ex["random_next_window"] = examples.random_next_window;
     ex["compat"] = examples.google_compat ? Json("google") : Json(nullptr);
   }

@@ -621,7 +621,7 @@ TEST(JobSpecBert, EveryKey) {
   auto spec =
       Parse(Bert("max_seq_length = 64\nmax_predictions_per_seq = 10\nmasked_lm_prob = 0.2\n"
                  "short_seq_prob = 0\ndupe_factor = 2\ndo_whole_word_mask = true\nseed = 7\n"
-                 "random_next_window = 50"));
+                 "random_next_window = 50\nchinese_whole_word = true"));
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
   const ExampleOptions& ex = spec->examples;
   EXPECT_EQ(ex.max_seq_length, 64u);
@@ -632,6 +632,7 @@ TEST(JobSpecBert, EveryKey) {
   EXPECT_TRUE(ex.do_whole_word_mask);
   EXPECT_EQ(ex.seed, 7u);
   EXPECT_EQ(ex.random_next_window, 50u);
+  EXPECT_TRUE(ex.chinese_whole_word);
 }
 
 TEST(JobSpecBert, GoogleCompatImpliesGoogleTokenizerAndOneTask) {
@@ -685,6 +686,8 @@ TEST(JobSpecBert, BadValuesNameTheKey) {
   glob.replace(glob.find("corpus.txt"), 10, "corpus/*.txt");
   EXPECT_THAT(error(glob), HasSubstr("job.toml:3: [input] paths must name exactly one file (no "
                                      "pattern) when [examples] compat = \"google\""));
+  EXPECT_THAT(error(Bert("compat = \"google\"\nchinese_whole_word = true")),
+              HasSubstr("[examples] chinese_whole_word is not part of create_pretraining_data.py"));
   EXPECT_THAT(error(Bert("compat = \"google\"\nrandom_next_window = 5")),
               HasSubstr("[examples] random_next_window applies only to the default mode"));
   EXPECT_THAT(error(Bert("compat = \"google\"") + "[job]\ntask_size = \"1MiB\"\n"),
@@ -702,7 +705,8 @@ TEST(JobSpecBert, JsonRoundTrip) {
        {std::string(kBert),
         Bert("compat = \"google\"\ndo_whole_word_mask = true\n"
              "masked_lm_prob = 0.125\nshort_seq_prob = 0.3"),
-        Bert("random_next_window = 7\ndupe_factor = 3\nmax_predictions_per_seq = 5")}) {
+        Bert("random_next_window = 7\ndupe_factor = 3\nmax_predictions_per_seq = 5\n"
+             "chinese_whole_word = true")}) {
     auto spec = Parse(toml);
     ASSERT_TRUE(spec.ok()) << spec.status().ToString() << "\n" << toml;
     const std::string json = spec->ToJson();
