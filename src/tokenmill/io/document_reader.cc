@@ -5,6 +5,7 @@
 
 #include "tokenmill/base/python_space.h"
 #include "tokenmill/io/readers.h"
+#include "tokenmill/io/sentence_splitter.h"
 
 namespace tokenmill {
 
@@ -63,13 +64,18 @@ StatusOr<std::unique_ptr<DocumentReader>> OpenDocumentReaderOnStream(
           : kLineBufferSize;
   std::unique_ptr<DecodingStream> stream =
       NewDecodingStream(std::move(raw), compression, std::move(name));
+  StatusOr<std::unique_ptr<DocumentReader>> reader =
+      Status::InvalidArgument(position.name + ": unknown input format");
   switch (options.format) {
     case InputFormat::kText:
-      return NewTextReader(std::move(stream), std::move(position), options, buffer_size);
+      reader = NewTextReader(std::move(stream), std::move(position), options, buffer_size);
+      break;
     case InputFormat::kJsonl:
-      return NewJsonlReader(std::move(stream), std::move(position), options, buffer_size);
+      reader = NewJsonlReader(std::move(stream), std::move(position), options, buffer_size);
+      break;
   }
-  return Status::InvalidArgument(position.name + ": unknown input format");
+  if (!reader.ok() || !options.split_sentences) return reader;
+  return NewSentenceSplittingReader(std::move(reader).value());
 }
 
 StatusOr<std::unique_ptr<DocumentReader>> OpenDocumentReader(Storage& storage,

@@ -83,7 +83,7 @@ struct TableKeys {
 
 const std::vector<TableKeys>& KnownTables() {
   static const std::vector<TableKeys> tables = {
-      {"input", {"paths", "format", "text_field", "strict_utf8", "on_bad_record"}},
+      {"input", {"paths", "format", "text_field", "strict_utf8", "on_bad_record", "sentences"}},
       {"tokenizer",
        {"path", "merges", "encoding", "lowercase", "strip_accents", "handle_chinese_chars",
         "clean_text", "max_input_chars_per_word", "split_special_tokens", "compat"}},
@@ -289,6 +289,11 @@ Status ValidateSpec(const JobSpec& spec, const WhereFn& where) {
       return Invalid(where, "tokenizer", "compat",
                      "must be \"google-bert\" (or unset) with [examples] compat = \"google\"");
     }
+  }
+  if (spec.reader.split_sentences && ex.kind == ExampleKind::kGpt) {
+    return Invalid(where, "input", "sentences",
+                   "= \"split\" applies only to bert and electra jobs (gpt examples are whole "
+                   "documents); remove it");
   }
   const OutputFormat format = spec.output.format;
   if (ex.kind == ExampleKind::kBert && format != OutputFormat::kTfRecord) {
@@ -607,6 +612,14 @@ class TomlSpecParser {
       }
       spec.reader.text_field = *text_field;
     }
+    TM_ASSIGN_OR_RETURN(auto sentences, String("input", "sentences"));
+    if (sentences.has_value()) {
+      if (*sentences != "lines" && *sentences != "split") {
+        return BadValue("input", "sentences", *Get("input", "sentences"),
+                        "must be \"lines\" or \"split\", not " + Quote(*sentences));
+      }
+      spec.reader.split_sentences = *sentences == "split";
+    }
     TM_ASSIGN_OR_RETURN(auto strict, Bool("input", "strict_utf8"));
     if (strict.has_value()) spec.reader.strict_utf8 = *strict;
     TM_ASSIGN_OR_RETURN(auto on_bad, String("input", "on_bad_record"));
@@ -881,6 +894,10 @@ class JsonSpecReader {
       if (!value.is_object()) return Error("\"" + name + "\" is not an object");
       std::vector<std::string_view> expected = t->keys;
       AddJsonOnlyKeys(name, &expected);
+      if (name == "input" && !value.contains("sentences")) {
+        // "sentences" is in the canonical JSON of "split" jobs only.
+        std::erase(expected, std::string_view("sentences"));
+      }
       if (name == "examples" && value.value("kind", "") != "bert") {
         // The bert keys are in the canonical JSON of bert jobs only.
         std::erase_if(expected, [](std::string_view k) { return IsBertKey(k); });
@@ -924,6 +941,11 @@ class JsonSpecReader {
     const auto policy = ParseInvalidUtf8(invalid);
     if (!policy.has_value()) return Value("input", "invalid_utf8", invalid);
     spec.reader.invalid_utf8 = *policy;
+    if (root_.at("input").contains("sentences")) {
+      TM_ASSIGN_OR_RETURN(std::string sentences, Str("input", "sentences"));
+      if (sentences != "split") return Value("input", "sentences", sentences);
+      spec.reader.split_sentences = true;
+    }
 
     // [tokenizer]
     TokenizerOptions& t = spec.tokenizer;
@@ -1074,6 +1096,7 @@ std::string JobSpec::ToJson() const {
       {"on_bad_record", reader.skip_bad_records ? "skip" : "error"},
       {"invalid_utf8", InvalidUtf8Name(reader.invalid_utf8)},
   };
+  if (reader.split_sentences) j["input"]["sentences"] = "split";
   j["tokenizer"] = {
       {"path", tokenizer.path},
       {"merges", OptionalJson(tokenizer.merges)},

@@ -236,7 +236,7 @@ path = "o"
   // A nested table is an unknown key too.
   EXPECT_EQ(Error(std::string(kMinimal) + "[input.extra]\nx = 1\n"),
             "job.toml:8: unknown key 'extra' in [input]; the keys of [input] are paths, format, "
-            "text_field, strict_utf8, on_bad_record");
+            "text_field, strict_utf8, on_bad_record, sentences");
 }
 
 TEST(JobSpec, UnknownTablesAndTopLevelKeys) {
@@ -722,6 +722,28 @@ TEST(JobSpecBert, JsonRoundTrip) {
   auto electra = Parse(kMinimal);
   ASSERT_TRUE(electra.ok());
   EXPECT_THAT(electra->ToJson(), ::testing::Not(HasSubstr("dupe_factor")));
+}
+
+TEST(JobSpec, Sentences) {
+  auto lines = Parse(With("input", "sentences = \"lines\""));
+  ASSERT_TRUE(lines.ok()) << lines.status().ToString();
+  EXPECT_FALSE(lines->reader.split_sentences);
+  EXPECT_EQ(lines->ToJson(), kCanonicalMinimal);
+  auto split = Parse(With("input", "sentences = \"split\""));
+  ASSERT_TRUE(split.ok());
+  EXPECT_TRUE(split->reader.split_sentences);
+  auto back = JobSpec::FromJson(split->ToJson());
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(back->reader.split_sentences);
+  EXPECT_TRUE(Parse(Bert("")).ok());
+  std::string bert = Bert("");
+  bert.insert(bert.find("[tokenizer]"), "sentences = \"split\"\n");
+  EXPECT_TRUE(Parse(bert).ok());
+  EXPECT_EQ(Error(With("input", "sentences = \"words\"")),
+            "job.toml:3: [input] sentences must be \"lines\" or \"split\", not \"words\"");
+  EXPECT_EQ(Error(With("input", "sentences = \"split\"") + "[examples]\nkind = \"gpt\"\n"),
+            "job.toml:3: [input] sentences = \"split\" applies only to bert and electra jobs "
+            "(gpt examples are whole documents); remove it");
 }
 
 }  // namespace
