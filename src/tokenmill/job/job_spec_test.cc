@@ -569,7 +569,14 @@ TEST(LoadJobSpec, ExampleJobFiles) {
   EXPECT_EQ(gpt->tokenizer.path,
             (repo / "data/vocab/tiktoken/cl100k_base.tiktoken").generic_string());
 
-  for (const JobSpec* spec : {&*electra, &*gpt}) {
+  auto bert = LoadJobSpec(root + "/examples/bert-zh.toml");
+  ASSERT_TRUE(bert.ok()) << bert.status().ToString();
+  EXPECT_EQ(bert->examples.kind, ExampleKind::kBert);
+  EXPECT_TRUE(bert->examples.chinese_whole_word);
+  EXPECT_TRUE(bert->reader.split_sentences);
+  EXPECT_EQ(bert->output.format, OutputFormat::kTfRecord);
+
+  for (const JobSpec* spec : {&*electra, &*gpt, &*bert}) {
     auto back = JobSpec::FromJson(spec->ToJson());
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ(back->ToJson(), spec->ToJson());
