@@ -179,6 +179,14 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
         {"bytes_in", s.bytes_in},
         {"shards", result.shards},
         {"bytes_out", result.bytes_out}}}};
+  if (spec.examples.kind == ExampleKind::kBert) {
+    manifest["totals"]["bert"] = {{"masked_tokens", s.masked_tokens},
+                                  {"masked_as_mask", s.masked_as_mask},
+                                  {"masked_as_original", s.masked_as_original},
+                                  {"masked_as_random", s.masked_as_random},
+                                  {"masked_words", s.masked_words},
+                                  {"random_next", s.random_next}};
+  }
   result.manifest_location = JoinPath(spec.output.path, "manifest.json");
   TM_RETURN_IF_ERROR(output->Write(result.manifest_location, manifest.dump(2) + "\n"));
 
