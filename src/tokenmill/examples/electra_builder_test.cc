@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "tokenmill/base/python_space.h"
 #include "tokenmill/base/rng.h"
 #include "tokenmill/examples/example_builder.h"
+#include "tokenmill/base/python_space.h"
 #include "tokenmill/examples/word_tokenizer_for_test.h"
 
 namespace tokenmill {
