@@ -173,6 +173,12 @@ Status BertBuilder::AddDocument(std::string_view text, const ExampleSink& sink) 
           "examples in bounded memory from inputs of any size");
     }
   }
+  if (options_.google_compat && text.find('\r') != std::string_view::npos) {
+    return Status::InvalidArgument(
+        "[examples] compat = \"google\": the input holds a carriage return (\\r), which "
+        "create_pretraining_data.py reads as a line end and tokenmill does not; convert the "
+        "file's line ends to \\n (dos2unix) or remove compat");
+  }
   size_t pos = 0;
   while (true) {
     const size_t nl = text.find('\n', pos);

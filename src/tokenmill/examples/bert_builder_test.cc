@@ -410,6 +410,18 @@ TEST(BertBuilder, GoogleCompatRefusesInputOverTheLimit) {
   EXPECT_NE(s.message().find("default mode"), std::string::npos);
 }
 
+TEST(BertBuilder, GoogleCompatRefusesCarriageReturns) {
+  const VocabTokenizerForTest tokenizer;
+  ExampleOptions o = DefaultOptions();
+  o.google_compat = true;
+  auto builder = BertBuilder::Create(o, tokenizer, 0);
+  ASSERT_TRUE(builder.ok());
+  auto sink = [](const Example&) { return Status::Ok(); };
+  const Status s = (*builder)->AddDocument("w5 w6\r\nw7", sink);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("carriage return"), std::string::npos) << s.ToString();
+}
+
 TEST(BertBuilder, EmptyInputMakesNoExamples) {
   const VocabTokenizerForTest tokenizer;
   for (bool compat : {false, true}) {
