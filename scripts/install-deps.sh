@@ -12,8 +12,8 @@ BUILD=(cmake ninja-build g++ pkg-config ca-certificates
        libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev
        libutf8proc-dev libpcre2-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libssl-dev
        libsnappy-dev liblz4-dev libbrotli-dev
-       libgtest-dev libgmock-dev libbenchmark-dev)
-TEST=(nodejs npm python3 python3-numpy python3-protobuf python3-yaml protobuf-compiler shellcheck awscli curl gzip zstd
+       libgtest-dev libgmock-dev libbenchmark-dev libicu-dev)
+TEST=(nodejs npm python3 python3-numpy python3-protobuf python3-six python3-yaml protobuf-compiler shellcheck awscli curl gzip zstd
       patchelf file)
 # SentencePiece-style tokenizers: npm for the tokenizer.json files and HF reference (tests),
 # sentencepiece (spm_train, python3 module, C++ library) as the .model reference.

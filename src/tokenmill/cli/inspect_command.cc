@@ -2,9 +2,13 @@
 //
 // Reads shards of any format back, verifying every CRC, header and size; prints counts and the
 // first examples decoded (as tokens with --tokenizer, else as ids). Corruption exits 1 naming the
-// file and the byte offset.
+// file and the byte offset. BERT examples show each masked position as {input:original} (input
+// [MASK], the original itself or a random word) and their next sentence label; the counts add
+// the masked LM and next sentence statistics.
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "tokenmill/cli/command.h"
 #include "tokenmill/formats/shard_reader.h"
@@ -42,15 +46,31 @@ std::string Render(const Example& e, const Tokenizer* tok) {
     nlohmann::json s = tok->Decode(ids);
     return s.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
+  auto token = [tok](uint32_t id) {
+    if (tok == nullptr) return std::to_string(id);
+    std::string_view t = tok->IdToToken(id);
+    return t.empty() ? "<" + std::to_string(id) + ">" : std::string(t);
+  };
+  // BERT: the original id at each masked position.
+  std::vector<std::optional<uint32_t>> original(n);
+  size_t masked = 0;
+  for (size_t k = 0; k < e.masked_lm_weights.size(); ++k) {
+    if (e.masked_lm_weights[k] == 0.0f || e.masked_lm_positions[k] >= n) continue;
+    original[e.masked_lm_positions[k]] = e.masked_lm_ids[k];
+    ++masked;
+  }
   for (size_t i = 0; i < n; ++i) {
     if (i) out += ' ';
     if (!e.segment_ids.empty() && i > 0 && e.segment_ids[i] != e.segment_ids[i - 1]) out += "| ";
-    if (tok != nullptr) {
-      std::string_view t = tok->IdToToken(e.tokens[i]);
-      out += t.empty() ? "<" + std::to_string(e.tokens[i]) + ">" : std::string(t);
+    if (original[i].has_value()) {
+      out += "{" + token(e.tokens[i]) + ":" + token(*original[i]) + "}";
     } else {
-      out += std::to_string(e.tokens[i]);
+      out += token(e.tokens[i]);
     }
+  }
+  if (e.bert) {
+    out += "  (" + std::to_string(masked) +
+           " masked, next sentence: " + (e.next_sentence_label ? "random" : "actual") + ")";
   }
   return out;
 }
@@ -71,6 +91,13 @@ int RunInspect(const InspectArgs& args) {
     options.eod_id = tokenizer->specials().eod;
   }
   uint64_t total_records = 0, total_tokens = 0, total_real = 0;
+  // BERT examples: masked positions (and how they were replaced), random next sentences.
+  struct BertCounts {
+    uint64_t examples = 0, masked = 0, as_mask = 0, as_original = 0, random_next = 0;
+  };
+  BertCounts total_bert;
+  const bool has_mask = tokenizer != nullptr && tokenizer->specials().mask.has_value();
+  const uint32_t mask_id = has_mask ? *tokenizer->specials().mask : 0;
   for (const auto& shard : args.shards) {
     auto reader = OpenShard(shard, OpenThroughStorage, options);
     if (!reader.ok()) return ReportError(reader.status());
@@ -82,10 +109,24 @@ int RunInspect(const InspectArgs& args) {
     }
     Example e;
     int shown = 0;
+    BertCounts bert;
     for (;;) {
       auto more = (*reader)->Next(&e);
       if (!more.ok()) return ReportError(more.status());
       if (!*more) break;
+      if (e.bert) {
+        ++bert.examples;
+        bert.random_next += e.next_sentence_label != 0;
+        for (size_t k = 0; k < e.masked_lm_weights.size(); ++k) {
+          if (e.masked_lm_weights[k] == 0.0f || e.masked_lm_positions[k] >= e.tokens.size()) {
+            continue;
+          }
+          ++bert.masked;
+          const uint32_t input = e.tokens[e.masked_lm_positions[k]];
+          bert.as_mask += has_mask && input == mask_id;
+          bert.as_original += input == e.masked_lm_ids[k];
+        }
+      }
       if (!args.json && shown < args.limit) {
         std::printf("  #%d (%u tokens): %s\n", shown, e.num_real_tokens,
                     Render(e, tokenizer.get()).c_str());
@@ -104,19 +145,47 @@ int RunInspect(const InspectArgs& args) {
                           {"records", c.records},
                           {"tokens", c.tokens},
                           {"real_tokens", c.real_tokens}};
+      if (bert.examples > 0) {
+        j["bert"] = {{"examples", bert.examples},
+                     {"masked", bert.masked},
+                     {"masked_as_original", bert.as_original},
+                     {"random_next", bert.random_next}};
+        if (has_mask) j["bert"]["masked_as_mask"] = bert.as_mask;
+      }
       std::printf("%s\n", j.dump().c_str());
     } else {
       std::printf("  ok: %llu records, %llu tokens (%llu without padding), every check passed\n",
                   static_cast<unsigned long long>(c.records),
                   static_cast<unsigned long long>(c.tokens),
                   static_cast<unsigned long long>(c.real_tokens));
+      if (bert.examples > 0) {
+        const double m = static_cast<double>(std::max<uint64_t>(bert.masked, 1));
+        std::printf("  bert: %llu masked positions (%.2f per example",
+                    static_cast<unsigned long long>(bert.masked),
+                    static_cast<double>(bert.masked) / static_cast<double>(bert.examples));
+        if (has_mask) {
+          std::printf(", %.1f%% [MASK]", 100.0 * static_cast<double>(bert.as_mask) / m);
+        }
+        std::printf(
+            ", %.1f%% unchanged), %.1f%% random next sentences\n",
+            100.0 * static_cast<double>(bert.as_original) / m,
+            100.0 * static_cast<double>(bert.random_next) / static_cast<double>(bert.examples));
+      }
     }
+    total_bert.examples += bert.examples;
+    total_bert.masked += bert.masked;
+    total_bert.random_next += bert.random_next;
   }
   if (args.json) {
     nlohmann::json j = {{"shards", args.shards.size()},
                         {"records", total_records},
                         {"tokens", total_tokens},
                         {"real_tokens", total_real}};
+    if (total_bert.examples > 0) {
+      j["bert"] = {{"examples", total_bert.examples},
+                   {"masked", total_bert.masked},
+                   {"random_next", total_bert.random_next}};
+    }
     std::printf("%s\n", j.dump().c_str());
   } else if (args.shards.size() > 1) {
     std::printf("total: %zu shards, %llu records, %llu tokens\n", args.shards.size(),

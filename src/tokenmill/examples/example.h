@@ -15,6 +15,15 @@ struct Example {
   std::vector<uint8_t> input_mask;
   std::vector<uint8_t> segment_ids;
   uint32_t num_real_tokens = 0;  // tokens that are not padding
+
+  // BERT only (`bert` false and the vectors empty otherwise): the masked LM targets and the next
+  // sentence label, as google-research/bert run_pretraining.py reads them. The three vectors are
+  // zero padded to max_predictions_per_seq; weights are 1.0 for real predictions, 0.0 for padding.
+  bool bert = false;
+  std::vector<uint32_t> masked_lm_positions;  // positions in `tokens`, increasing
+  std::vector<uint32_t> masked_lm_ids;        // the original ids at those positions
+  std::vector<float> masked_lm_weights;
+  uint32_t next_sentence_label = 0;  // 1: segment B is a random next, 0: the actual next
 };
 
 }  // namespace tokenmill

@@ -1,6 +1,7 @@
 // CreateExampleBuilder: the only switch over example kinds.
 #include "tokenmill/examples/example_builder.h"
 
+#include "tokenmill/examples/bert_builder.h"
 #include "tokenmill/examples/electra_builder.h"
 #include "tokenmill/examples/gpt_builder.h"
 
@@ -13,6 +14,11 @@ StatusOr<std::unique_ptr<ExampleBuilder>> CreateExampleBuilder(const ExampleOpti
     case ExampleKind::kElectra: {
       TM_ASSIGN_OR_RETURN(std::unique_ptr<ElectraBuilder> builder,
                           ElectraBuilder::Create(options, tokenizer, task_id));
+      return std::unique_ptr<ExampleBuilder>(std::move(builder));
+    }
+    case ExampleKind::kBert: {
+      TM_ASSIGN_OR_RETURN(std::unique_ptr<BertBuilder> builder,
+                          BertBuilder::Create(options, tokenizer, task_id));
       return std::unique_ptr<ExampleBuilder>(std::move(builder));
     }
     case ExampleKind::kGpt: {

@@ -1,7 +1,8 @@
 // ExampleBuilder: documents in, training examples out.
 //
-// Kinds: "electra" (google-research/electra build_pretraining_dataset.py ExampleBuilder, exactly)
-// and "gpt" (each document's ids followed or preceded by the end-of-document token).
+// Kinds: "electra" (google-research/electra build_pretraining_dataset.py ExampleBuilder, exactly),
+// "bert" (google-research/bert create_pretraining_data.py: masked LM and next sentence) and "gpt"
+// (each document's ids followed or preceded by the end-of-document token).
 // A builder is created per task with Rng(job seed, task id), so its output depends only on the
 // task's input. Thread-safety: one builder per thread.
 #pragma once
@@ -19,11 +20,11 @@
 
 namespace tokenmill {
 
-enum class ExampleKind { kElectra, kGpt };
+enum class ExampleKind { kElectra, kGpt, kBert };
 
 struct ExampleOptions {
   ExampleKind kind = ExampleKind::kElectra;
-  uint32_t max_seq_length = 128;  // electra. Default: 128
+  uint32_t max_seq_length = 128;  // electra, bert. Default: 128
   uint64_t seed = 12345;          // Default: 12345
   // gpt: add the end-of-document token. Default: true.
   bool append_eod = true;
@@ -37,19 +38,42 @@ struct ExampleOptions {
   bool prepend_bos = false;
   // gpt: the beginning-of-sequence token's text. Default: the tokenizer's BOS (<s>, <bos>).
   std::optional<std::string> bos_token;
+
+  // bert (docs/examples.md, "BERT"). The names and defaults of create_pretraining_data.py's flags.
+  uint32_t max_predictions_per_seq = 20;  // Default: 20
+  double masked_lm_prob = 0.15;           // in (0, 1). Default: 0.15
+  double short_seq_prob = 0.1;            // in [0, 1]. Default: 0.1
+  uint32_t dupe_factor = 10;              // Default: 10
+  bool do_whole_word_mask = false;        // mask all "##" pieces of a word together
+  // Mask the characters of each Chinese word together (words from ICU's word break iterator,
+  // examples/chinese_words.h), whatever do_whole_word_mask says. Not with google_compat.
+  bool chinese_whole_word = false;
+  // Default mode: random "next" segments come from the window of this many documents of the
+  // task that holds the current one. Default: 1000
+  uint32_t random_next_window = 1000;
+  // compat = "google": one builder sees the whole input and reproduces create_pretraining_data.py
+  // with random.Random(seed), example for example (at most kGoogleCompatMaxInputBytes).
+  bool google_compat = false;
 };
 
 struct BuilderStats {
   uint64_t documents = 0;
   uint64_t lines = 0;
-  uint64_t tokens = 0;            // ids produced by the tokenizer
-  uint64_t unk_tokens = 0;        // of which [UNK]
+  uint64_t tokens = 0;      // ids produced by the tokenizer
+  uint64_t unk_tokens = 0;  // of which [UNK]
   uint64_t examples = 0;
   uint64_t truncated_tokens = 0;  // ids dropped by truncation (electra)
   // Draw counters, for the statistical tests of the ELECTRA builder.
   uint64_t one_segment_draws = 0, one_segment_hits = 0;
   uint64_t random_target_draws = 0, random_target_hits = 0;
   uint64_t overflow_coin_tosses = 0, overflow_coin_heads = 0;
+  // BERT: masked LM predictions and how their tokens were replaced (80% [MASK], 10% kept, 10% a
+  // random word), the whole words they cover (a word of several "##" pieces counts once), the
+  // examples whose segment B is a random next, and the documents' short target lengths.
+  uint64_t masked_tokens = 0, masked_as_mask = 0, masked_as_original = 0, masked_as_random = 0;
+  uint64_t masked_words = 0;
+  uint64_t random_next = 0;
+  uint64_t short_seq_draws = 0, short_seq_hits = 0;
 };
 
 using ExampleSink = std::function<Status(const Example&)>;

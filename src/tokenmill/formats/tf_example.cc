@@ -1,7 +1,9 @@
 #include "tokenmill/formats/tf_example.h"
 
+#include <array>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 #include <utility>
 
 #include "tokenmill/base/endian.h"
@@ -43,27 +45,38 @@ void PutVarint(std::string* out, uint64_t v) {
   out->append(buf, static_cast<size_t>(EncodeVarint(buf, v) - buf));
 }
 
-// The nested sizes of one map entry holding an Int64List.
+// The nested sizes of one map entry holding an Int64List or a FloatList.
 struct FeatureSizes {
-  size_t packed = 0;   // the packed varints
-  size_t list = 0;     // Int64List (field 1 omitted when empty, as proto3 does)
-  size_t feature = 0;  // Feature { int64_list = 3 }
+  size_t packed = 0;   // the packed values
+  size_t list = 0;     // Int64List / FloatList (field 1 omitted when empty, as proto3 does)
+  size_t feature = 0;  // Feature { int64_list = 3 } or { float_list = 2 }
   size_t entry = 0;    // map entry { key = 1, value = 2 }
 };
 
-template <typename T>
-FeatureSizes SizesOf(std::string_view key, const std::vector<T>& values) {
+FeatureSizes SizesFromPacked(std::string_view key, size_t packed, bool empty) {
   FeatureSizes s;
-  for (T v : values) s.packed += VarintSize(static_cast<uint64_t>(v));
-  s.list = values.empty() ? 0 : 1 + VarintSize(s.packed) + s.packed;
+  s.packed = packed;
+  s.list = empty ? 0 : 1 + VarintSize(s.packed) + s.packed;
   s.feature = 1 + VarintSize(s.list) + s.list;
   s.entry = 1 + VarintSize(key.size()) + key.size() + 1 + VarintSize(s.feature) + s.feature;
   return s;
 }
 
 template <typename T>
+FeatureSizes SizesOf(std::string_view key, const std::vector<T>& values) {
+  size_t packed = 0;
+  if constexpr (std::is_same_v<T, float>) {
+    packed = 4 * values.size();
+  } else {
+    for (T v : values) packed += VarintSize(static_cast<uint64_t>(v));
+  }
+  return SizesFromPacked(key, packed, values.empty());
+}
+
+template <typename T>
 void PutFeature(std::string_view key, const std::vector<T>& values, const FeatureSizes& s,
                 std::string* out) {
+  constexpr bool kFloat = std::is_same_v<T, float>;
   out->push_back(Tag(1, kLengthDelimited));  // Features.feature: a map entry
   PutVarint(out, s.entry);
   out->push_back(Tag(1, kLengthDelimited));  // entry.key
@@ -71,17 +84,69 @@ void PutFeature(std::string_view key, const std::vector<T>& values, const Featur
   out->append(key);
   out->push_back(Tag(2, kLengthDelimited));  // entry.value: Feature
   PutVarint(out, s.feature);
-  out->push_back(Tag(3, kLengthDelimited));  // Feature.int64_list
+  out->push_back(Tag(kFloat ? 2 : 3, kLengthDelimited));  // Feature.float_list / int64_list
   PutVarint(out, s.list);
   if (values.empty()) return;
-  out->push_back(Tag(1, kLengthDelimited));  // Int64List.value, packed
+  out->push_back(Tag(1, kLengthDelimited));  // the list's value, packed
   PutVarint(out, s.packed);
-  // s.packed is the exact size of the values' varints: encode them in place.
+  // s.packed is the exact size of the values' encoding: encode them in place.
   const size_t at = out->size();
   out->resize(at + s.packed);
   char* p = out->data() + at;
-  for (T v : values) p = EncodeVarint(p, static_cast<uint64_t>(v));
+  for (T v : values) {
+    if constexpr (kFloat) {
+      uint32_t bits;
+      std::memcpy(&bits, &v, sizeof(bits));
+      for (int i = 0; i < 4; ++i) *p++ = static_cast<char>(bits >> (8 * i));
+    } else {
+      p = EncodeVarint(p, static_cast<uint64_t>(v));
+    }
+  }
 }
+
+// The features of one Example to encode, in key order (at most 7: no allocation).
+class FeatureList {
+ public:
+  template <typename T>
+  void Add(std::string_view key, const std::vector<T>& values) {
+    Entry& e = entries_[count_++];
+    e.key = key;
+    e.sizes = SizesOf(key, values);
+    if constexpr (std::is_same_v<T, float>) {
+      e.floats = &values;
+    } else if constexpr (std::is_same_v<T, uint8_t>) {
+      e.bytes = &values;
+    } else {
+      e.ids = &values;
+    }
+    bytes_ += 1 + VarintSize(e.sizes.entry) + e.sizes.entry;
+  }
+  size_t bytes() const { return bytes_; }
+  void Write(std::string* out) const {
+    for (size_t i = 0; i < count_; ++i) {
+      const Entry& e = entries_[i];
+      if (e.floats != nullptr) {
+        PutFeature(e.key, *e.floats, e.sizes, out);
+      } else if (e.bytes != nullptr) {
+        PutFeature(e.key, *e.bytes, e.sizes, out);
+      } else {
+        PutFeature(e.key, *e.ids, e.sizes, out);
+      }
+    }
+  }
+
+ private:
+  struct Entry {
+    std::string_view key;
+    FeatureSizes sizes;
+    const std::vector<uint32_t>* ids = nullptr;
+    const std::vector<uint8_t>* bytes = nullptr;
+    const std::vector<float>* floats = nullptr;
+  };
+  std::array<Entry, 7> entries_;
+  size_t count_ = 0;
+  size_t bytes_ = 0;
+};
 
 // A bounds-checked cursor over protobuf wire format. Errors carry the offset from `base`.
 class WireReader {
@@ -176,7 +241,7 @@ class WireReader {
 template <typename Handler>
 Status ForEachField(WireReader r, Handler handle) {
   while (!r.done()) {
-    uint32_t field, wire;
+    uint32_t field = 0, wire = 0;
     TM_RETURN_IF_ERROR(r.Key(&field, &wire));
     TM_ASSIGN_OR_RETURN(bool handled, handle(field, wire, r));
     if (!handled) TM_RETURN_IF_ERROR(r.Skip(wire));
@@ -307,8 +372,8 @@ Status ToVector(const TfFeatures& features, std::string_view key, bool required,
   }
   if (!required && f.int64_list.size() != length) {
     return Status::DataLoss("tf.train.Example feature '" + std::string(key) + "' has " +
-                            std::to_string(f.int64_list.size()) + " values, input_ids has " +
-                            std::to_string(length));
+                            std::to_string(f.int64_list.size()) + " values where " +
+                            std::to_string(length) + " were expected");
   }
   out->reserve(f.int64_list.size());
   for (size_t i = 0; i < f.int64_list.size(); ++i) {
@@ -326,26 +391,24 @@ Status ToVector(const TfFeatures& features, std::string_view key, bool required,
 }  // namespace
 
 void EncodeTfExample(const Example& example, std::string* out) {
-  // Map entries sorted by key: input_ids < input_mask < segment_ids.
-  const FeatureSizes ids = SizesOf(kInputIdsKey, example.tokens);
-  const bool has_mask = !example.input_mask.empty();
-  const bool has_segments = !example.segment_ids.empty();
-  FeatureSizes mask, segments;
-  size_t features = 1 + VarintSize(ids.entry) + ids.entry;
-  if (has_mask) {
-    mask = SizesOf(kInputMaskKey, example.input_mask);
-    features += 1 + VarintSize(mask.entry) + mask.entry;
+  // Map entries sorted by key: input_ids < input_mask < masked_lm_ids < masked_lm_positions <
+  // masked_lm_weights < next_sentence_labels < segment_ids.
+  FeatureList features;
+  features.Add(kInputIdsKey, example.tokens);
+  if (!example.input_mask.empty()) features.Add(kInputMaskKey, example.input_mask);
+  std::vector<uint32_t> next_sentence;
+  if (example.bert) {
+    next_sentence.push_back(example.next_sentence_label);
+    features.Add(kMaskedLmIdsKey, example.masked_lm_ids);
+    features.Add(kMaskedLmPositionsKey, example.masked_lm_positions);
+    features.Add(kMaskedLmWeightsKey, example.masked_lm_weights);
+    features.Add(kNextSentenceLabelsKey, next_sentence);
   }
-  if (has_segments) {
-    segments = SizesOf(kSegmentIdsKey, example.segment_ids);
-    features += 1 + VarintSize(segments.entry) + segments.entry;
-  }
-  out->reserve(out->size() + 1 + VarintSize(features) + features);
+  if (!example.segment_ids.empty()) features.Add(kSegmentIdsKey, example.segment_ids);
+  out->reserve(out->size() + 1 + VarintSize(features.bytes()) + features.bytes());
   out->push_back(Tag(1, kLengthDelimited));  // Example.features
-  PutVarint(out, features);
-  PutFeature(kInputIdsKey, example.tokens, ids, out);
-  if (has_mask) PutFeature(kInputMaskKey, example.input_mask, mask, out);
-  if (has_segments) PutFeature(kSegmentIdsKey, example.segment_ids, segments, out);
+  PutVarint(out, features.bytes());
+  features.Write(out);
 }
 
 StatusOr<TfFeatures> ParseTfExample(std::string_view data) {
@@ -370,6 +433,33 @@ Status DecodeTfExample(std::string_view data, Example* example) {
       ToVector(features, kInputMaskKey, false, result.tokens.size(), &result.input_mask));
   TM_RETURN_IF_ERROR(
       ToVector(features, kSegmentIdsKey, false, result.tokens.size(), &result.segment_ids));
+  if (features.count(kMaskedLmPositionsKey) != 0) {
+    result.bert = true;
+    TM_RETURN_IF_ERROR(
+        ToVector(features, kMaskedLmPositionsKey, true, 0, &result.masked_lm_positions));
+    const size_t predictions = result.masked_lm_positions.size();
+    TM_RETURN_IF_ERROR(
+        ToVector(features, kMaskedLmIdsKey, false, predictions, &result.masked_lm_ids));
+    if (result.masked_lm_ids.size() != predictions) {
+      return Status::DataLoss("tf.train.Example has masked_lm_positions but no masked_lm_ids");
+    }
+    auto weights = features.find(kMaskedLmWeightsKey);
+    if (weights == features.end() || weights->second.kind != TfFeature::Kind::kFloatList ||
+        weights->second.float_list.size() != predictions) {
+      return Status::DataLoss(
+          "tf.train.Example feature 'masked_lm_weights' is missing, not a "
+          "float_list or not as long as masked_lm_positions");
+    }
+    result.masked_lm_weights = weights->second.float_list;
+    std::vector<uint32_t> label;
+    TM_RETURN_IF_ERROR(ToVector(features, kNextSentenceLabelsKey, false, 1, &label));
+    if (label.size() != 1) {
+      return Status::DataLoss(
+          "tf.train.Example has masked_lm_positions but no "
+          "next_sentence_labels");
+    }
+    result.next_sentence_label = label[0];
+  }
   if (result.input_mask.empty()) {
     result.num_real_tokens = static_cast<uint32_t>(result.tokens.size());
   } else {

@@ -9,7 +9,9 @@
 //   FloatList { repeated float value = 1 [packed = true]; }
 //   Int64List { repeated int64 value = 1 [packed = true]; }
 // The encoder writes int64_list features `input_ids`, `input_mask` and `segment_ids` (the last two
-// only when the Example has them), map entries sorted by key, values packed: the bytes
+// only when the Example has them), and for BERT examples (`Example::bert`) also `masked_lm_ids`,
+// `masked_lm_positions`, `next_sentence_labels` (int64_list) and `masked_lm_weights`
+// (float_list), map entries sorted by key, values packed: the bytes
 // TensorFlow's deterministic serialization produces. The decoder reads any valid Example (packed
 // or unpacked lists, fields in any order, unknown fields skipped).
 // Thread-safety: pure functions.
@@ -30,6 +32,10 @@ namespace tokenmill {
 inline constexpr std::string_view kInputIdsKey = "input_ids";
 inline constexpr std::string_view kInputMaskKey = "input_mask";
 inline constexpr std::string_view kSegmentIdsKey = "segment_ids";
+inline constexpr std::string_view kMaskedLmPositionsKey = "masked_lm_positions";
+inline constexpr std::string_view kMaskedLmIdsKey = "masked_lm_ids";
+inline constexpr std::string_view kMaskedLmWeightsKey = "masked_lm_weights";
+inline constexpr std::string_view kNextSentenceLabelsKey = "next_sentence_labels";
 
 // Appends the serialized tf.train.Example of `example` to *out.
 void EncodeTfExample(const Example& example, std::string* out);
@@ -52,6 +58,8 @@ StatusOr<TfFeatures> ParseTfExample(std::string_view data);
 // Parses a serialized tf.train.Example into an Example: `input_ids` (required), `input_mask` and
 // `segment_ids` (optional; when present, as long as input_ids), all int64_list.
 // num_real_tokens = the number of non-zero input_mask values, or all tokens without a mask.
+// With `masked_lm_positions` present the example is a BERT one (`bert` = true): the four BERT
+// features are then required (masked_lm_* of one length, next_sentence_labels of length 1).
 // DataLoss if a feature is missing, of another kind, of the wrong length or out of range.
 Status DecodeTfExample(std::string_view data, Example* example);
 

@@ -58,6 +58,87 @@ TEST(TfExample, EncodesExactBytes) {
   EXPECT_EQ(testing::Hex(out), kTinyExampleHex);
 }
 
+// A BERT example: input_ids {2, 5, 300, 3, 0}, input_mask {1, 1, 1, 1, 0}, segment_ids
+// {0, 0, 0, 1, 0}, masked_lm_positions {2, 0}, masked_lm_ids {300, 0}, masked_lm_weights
+// {1.0, 0.0}, next_sentence_labels {1}: the bytes of python3-protobuf's
+// tf.train.Example(...).SerializeToString(deterministic=True) (tests/e2e/tfstub builds the
+// message classes from TensorFlow's schema).
+constexpr std::string_view kBertExampleHex =
+    "0ac7010a170a09696e7075745f696473120a1a080a060205ac0203000a170a0a696e7075745f6d61736b1209"
+    "1a070a0501010101000a180a0d6d61736b65645f6c6d5f69647312071a050a03ac02000a1d0a136d61736b65"
+    "645f6c6d5f706f736974696f6e7312061a040a0202000a210a116d61736b65645f6c6d5f7765696768747312"
+    "0c120a0a080000803f000000000a1d0a146e6578745f73656e74656e63655f6c6162656c7312051a030a0101"
+    "0a180a0b7365676d656e745f69647312091a070a050000000100";
+
+Example BertExample() {
+  Example e;
+  e.tokens = {2, 5, 300, 3, 0};
+  e.input_mask = {1, 1, 1, 1, 0};
+  e.segment_ids = {0, 0, 0, 1, 0};
+  e.num_real_tokens = 4;
+  e.bert = true;
+  e.masked_lm_positions = {2, 0};
+  e.masked_lm_ids = {300, 0};
+  e.masked_lm_weights = {1.0f, 0.0f};
+  e.next_sentence_label = 1;
+  return e;
+}
+
+TEST(TfExample, EncodesBertExamplesAsProtobufDoes) {
+  std::string out;
+  EncodeTfExample(BertExample(), &out);
+  EXPECT_EQ(out, Unhex(kBertExampleHex));
+}
+
+TEST(TfExample, BertRoundTrip) {
+  std::string out;
+  EncodeTfExample(BertExample(), &out);
+  Example back;
+  ASSERT_TRUE(DecodeTfExample(out, &back).ok());
+  const Example want = BertExample();
+  EXPECT_TRUE(back.bert);
+  EXPECT_EQ(back.tokens, want.tokens);
+  EXPECT_EQ(back.input_mask, want.input_mask);
+  EXPECT_EQ(back.segment_ids, want.segment_ids);
+  EXPECT_EQ(back.num_real_tokens, 4u);
+  EXPECT_EQ(back.masked_lm_positions, want.masked_lm_positions);
+  EXPECT_EQ(back.masked_lm_ids, want.masked_lm_ids);
+  EXPECT_EQ(back.masked_lm_weights, want.masked_lm_weights);
+  EXPECT_EQ(back.next_sentence_label, 1u);
+}
+
+TEST(TfExample, BertFeaturesMustBeComplete) {
+  {
+    // Exactly the seven features of run_pretraining.py, with their kinds.
+    std::string out;
+    EncodeTfExample(BertExample(), &out);
+    auto features = ParseTfExample(out);
+    ASSERT_TRUE(features.ok());
+    std::vector<std::string> keys;
+    for (const auto& [key, feature] : *features) {
+      keys.push_back(key);
+      EXPECT_EQ(feature.kind, key == kMaskedLmWeightsKey ? TfFeature::Kind::kFloatList
+                                                         : TfFeature::Kind::kInt64List)
+          << key;
+    }
+    EXPECT_EQ(keys, (std::vector<std::string>{"input_ids", "input_mask", "masked_lm_ids",
+                                              "masked_lm_positions", "masked_lm_weights",
+                                              "next_sentence_labels", "segment_ids"}));
+  }
+  // A record with masked_lm_positions but no masked_lm_weights is refused.
+  Example e = BertExample();
+  std::string out;
+  EncodeTfExample(e, &out);
+  const std::string key = "masked_lm_weights";
+  const size_t at = out.find(key);
+  ASSERT_NE(at, std::string::npos);
+  out[at] = 'x';  // the feature is now "xasked_lm_weights"
+  Example back;
+  const Status s = DecodeTfExample(out, &back);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("masked_lm_weights"), std::string::npos) << s.ToString();
+}
+
 TEST(TfExample, GptExampleHasOnlyInputIds) {
   std::string out;
   EncodeTfExample(testing::Gpt({1, 2, 3}), &out);
@@ -155,7 +236,7 @@ TEST(TfExample, RejectsBadSemantics) {
   Example back;
   Status s = DecodeTfExample(data, &back);
   EXPECT_TRUE(s.Is(StatusCode::kDataLoss));
-  EXPECT_NE(s.message().find("'input_mask' has 1 values, input_ids has 3"), std::string::npos)
+  EXPECT_NE(s.message().find("'input_mask' has 1 values where 3 were expected"), std::string::npos)
       << s.message();
 
   // A negative id: value -1 is a 10-byte varint.

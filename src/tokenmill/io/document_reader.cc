@@ -6,6 +6,7 @@
 #include "tokenmill/base/python_space.h"
 #include "tokenmill/io/parquet_reader.h"
 #include "tokenmill/io/readers.h"
+#include "tokenmill/io/sentence_splitter.h"
 
 namespace tokenmill {
 
@@ -64,24 +65,30 @@ StatusOr<std::unique_ptr<DocumentReader>> OpenDocumentReaderOnStream(
           : kLineBufferSize;
   std::unique_ptr<DecodingStream> stream =
       NewDecodingStream(std::move(raw), compression, std::move(name));
+  StatusOr<std::unique_ptr<DocumentReader>> reader =
+      Status::InvalidArgument(position.name + ": unknown input format");
   switch (options.format) {
     case InputFormat::kText:
-      return NewTextReader(std::move(stream), std::move(position), options, buffer_size);
+      reader = NewTextReader(std::move(stream), std::move(position), options, buffer_size);
+      break;
     case InputFormat::kJsonl:
-      return NewJsonlReader(std::move(stream), std::move(position), options, buffer_size);
+      reader = NewJsonlReader(std::move(stream), std::move(position), options, buffer_size);
+      break;
     case InputFormat::kJson:
       if (range_begin != 0) {
         return Status::InvalidArgument(position.name +
                                        ": a \"json\" file can only be read whole, not from byte " +
                                        std::to_string(range_begin));
       }
-      return NewJsonArrayReader(std::move(stream), position.name, options);
+      reader = NewJsonArrayReader(std::move(stream), position.name, options);
+      break;
     case InputFormat::kParquet:
       return Status::InvalidArgument(position.name +
                                      ": a Parquet file is read through storage (ranged reads), "
                                      "not as a stream");
   }
-  return Status::InvalidArgument(position.name + ": unknown input format");
+  if (!reader.ok() || !options.split_sentences) return reader;
+  return NewSentenceSplittingReader(std::move(reader).value());
 }
 
 StatusOr<std::unique_ptr<DocumentReader>> OpenDocumentReader(Storage& storage,
@@ -94,7 +101,9 @@ StatusOr<std::unique_ptr<DocumentReader>> OpenDocumentReader(Storage& storage,
           range.url + ": a Parquet file compresses its pages itself; a whole-file " +
           std::string(CompressionName(compression)) + " wrapper is not supported (decompress it)");
     }
-    return OpenParquetReader(storage, range, options);
+    auto reader = OpenParquetReader(storage, range, options);
+    if (!reader.ok() || !options.split_sentences) return reader;
+    return NewSentenceSplittingReader(std::move(reader).value());
   }
   if (options.format == InputFormat::kJson && range.begin != 0) {
     return Status::InvalidArgument(range.url +

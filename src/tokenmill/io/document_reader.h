@@ -47,6 +47,9 @@ struct ReaderOptions {
   // The longest line and the longest document accepted, in bytes; longer is an error (the input
   // is probably not in the declared format). Bounds the reader's memory. Default: 256 MiB.
   uint64_t max_document_bytes = uint64_t{256} << 20;
+  // [input] sentences = "split": each line of a document is cut into sentences, one a line
+  // (io/sentence_splitter.h). Default: false ("lines": lines are kept as they are).
+  bool split_sentences = false;
 };
 
 // One piece of work for a reader: a whole object, or a document-aligned byte range of a plain one.

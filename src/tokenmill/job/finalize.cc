@@ -193,6 +193,14 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
     auto id = [](std::optional<uint32_t> v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
     manifest["special_ids"] = {{"bos", id(gpt->bos_id())}, {"eod", id(gpt->eod_id())}};
   }
+  if (spec.examples.kind == ExampleKind::kBert) {
+    manifest["totals"]["bert"] = {{"masked_tokens", s.masked_tokens},
+                                  {"masked_as_mask", s.masked_as_mask},
+                                  {"masked_as_original", s.masked_as_original},
+                                  {"masked_as_random", s.masked_as_random},
+                                  {"masked_words", s.masked_words},
+                                  {"random_next", s.random_next}};
+  }
   result.manifest_location = JoinPath(spec.output.path, "manifest.json");
   TM_RETURN_IF_ERROR(output->Write(result.manifest_location, manifest.dump(2) + "\n"));
 

@@ -17,6 +17,7 @@
 
 #include "tokenmill/base/units.h"
 #include "tokenmill/base/utf8.h"
+#include "tokenmill/examples/bert_builder.h"
 #include "tokenmill/examples/electra_builder.h"
 #include "tokenmill/storage/storage.h"
 
@@ -26,16 +27,18 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // Names of the enumerations, as job files and the canonical JSON spell them.
 
-constexpr std::string_view kKindNames = "\"electra\" or \"gpt\"";
+constexpr std::string_view kKindNames = "\"electra\", \"bert\" or \"gpt\"";
 constexpr std::string_view kInputFormatNames = "\"text\", \"jsonl\", \"json\" or \"parquet\"";
 constexpr std::string_view kOutputFormatNames = "\"tfrecord\", \"megatron\" or \"llmc\"";
 constexpr std::string_view kCompatNames = "\"huggingface\", \"google-bert\" or \"google-electra\"";
 
 std::string_view KindName(ExampleKind kind) {
+  if (kind == ExampleKind::kBert) return "bert";
   return kind == ExampleKind::kGpt ? "gpt" : "electra";
 }
 std::optional<ExampleKind> ParseKind(std::string_view s) {
   if (s == "electra") return ExampleKind::kElectra;
+  if (s == "bert") return ExampleKind::kBert;
   if (s == "gpt") return ExampleKind::kGpt;
   return std::nullopt;
 }
@@ -74,6 +77,14 @@ std::optional<bool> ParseOnBadRecord(std::string_view s) {  // true: skip
 }
 std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
+// The [examples] keys of kind = "bert" only.
+constexpr std::string_view kBertKeys[] = {
+    "max_predictions_per_seq", "masked_lm_prob",     "short_seq_prob", "dupe_factor",
+    "do_whole_word_mask",      "random_next_window", "compat",         "chinese_whole_word"};
+bool IsBertKey(std::string_view key) {
+  return std::find(std::begin(kBertKeys), std::end(kBertKeys), key) != std::end(kBertKeys);
+}
+
 // ---------------------------------------------------------------------------------------------
 // The keys of each table.
 
@@ -84,12 +95,14 @@ struct TableKeys {
 
 const std::vector<TableKeys>& KnownTables() {
   static const std::vector<TableKeys> tables = {
-      {"input", {"paths", "format", "text_field", "strict_utf8", "on_bad_record"}},
+      {"input", {"paths", "format", "text_field", "strict_utf8", "on_bad_record", "sentences"}},
       {"tokenizer",
        {"path", "merges", "encoding", "lowercase", "strip_accents", "handle_chinese_chars",
         "clean_text", "max_input_chars_per_word", "split_special_tokens", "compat"}},
       {"examples",
-       {"kind", "max_seq_length", "seed", "append_eod", "eod_token", "prepend_bos", "bos_token"}},
+       {"kind", "max_seq_length", "seed", "append_eod", "eod_token", "prepend_bos", "bos_token",
+        "max_predictions_per_seq", "masked_lm_prob", "short_seq_prob", "dupe_factor",
+        "do_whole_word_mask", "random_next_window", "compat", "chinese_whole_word"}},
       {"output", {"path", "format", "shard_size"}},
       {"job", {"task_size", "store", "lease_seconds", "max_attempts", "max_expiries"}},
   };
@@ -258,7 +271,49 @@ Status ValidateSpec(const JobSpec& spec, const WhereFn& where) {
   if (ex.eod_token.has_value() && ex.eod_token->empty()) {
     return Invalid(where, "examples", "eod_token", "must not be empty");
   }
+  if (ex.kind == ExampleKind::kBert) {
+    if (ex.max_predictions_per_seq < 1 || ex.max_predictions_per_seq > ex.max_seq_length) {
+      return Invalid(where, "examples", "max_predictions_per_seq",
+                     "must be between 1 and max_seq_length (" + std::to_string(ex.max_seq_length) +
+                         "), not " + std::to_string(ex.max_predictions_per_seq));
+    }
+    if (!(ex.masked_lm_prob > 0.0 && ex.masked_lm_prob < 1.0)) {
+      return Invalid(where, "examples", "masked_lm_prob",
+                     "must be greater than 0 and less than 1 (Google's default: 0.15)");
+    }
+    if (!(ex.short_seq_prob >= 0.0 && ex.short_seq_prob <= 1.0)) {
+      return Invalid(where, "examples", "short_seq_prob",
+                     "must be from 0 to 1 (Google's default: 0.1)");
+    }
+    if (ex.dupe_factor < 1 || ex.dupe_factor > kMaxDupeFactor) {
+      return Invalid(where, "examples", "dupe_factor",
+                     "must be between 1 and " + std::to_string(kMaxDupeFactor));
+    }
+    if (ex.random_next_window < 1 || ex.random_next_window > kMaxRandomNextWindow) {
+      return Invalid(where, "examples", "random_next_window",
+                     "must be between 1 and " + std::to_string(kMaxRandomNextWindow));
+    }
+    if (ex.google_compat && ex.chinese_whole_word) {
+      return Invalid(where, "examples", "chinese_whole_word",
+                     "is not part of create_pretraining_data.py: remove it, or remove compat");
+    }
+    if (ex.google_compat && spec.tokenizer.compat != CompatMode::kGoogleBert) {
+      return Invalid(where, "tokenizer", "compat",
+                     "must be \"google-bert\" (or unset) with [examples] compat = \"google\"");
+    }
+  }
+  if (spec.reader.split_sentences && ex.kind == ExampleKind::kGpt) {
+    return Invalid(where, "input", "sentences",
+                   "= \"split\" applies only to bert and electra jobs (gpt examples are whole "
+                   "documents); remove it");
+  }
   const OutputFormat format = spec.output.format;
+  if (ex.kind == ExampleKind::kBert && format != OutputFormat::kTfRecord) {
+    return Invalid(where, "output", "format",
+                   Quote(OutputFormatName(format)) +
+                       " cannot hold bert examples; use \"tfrecord\" (or set [examples] "
+                       "kind = \"gpt\")");
+  }
   if (ex.kind == ExampleKind::kElectra && format != OutputFormat::kTfRecord) {
     return Invalid(where, "output", "format",
                    Quote(OutputFormatName(format)) +
@@ -572,6 +627,14 @@ class TomlSpecParser {
       }
       spec.reader.text_field = *text_field;
     }
+    TM_ASSIGN_OR_RETURN(auto sentences, String("input", "sentences"));
+    if (sentences.has_value()) {
+      if (*sentences != "lines" && *sentences != "split") {
+        return BadValue("input", "sentences", *Get("input", "sentences"),
+                        "must be \"lines\" or \"split\", not " + Quote(*sentences));
+      }
+      spec.reader.split_sentences = *sentences == "split";
+    }
     TM_ASSIGN_OR_RETURN(auto strict, Bool("input", "strict_utf8"));
     if (strict.has_value()) spec.reader.strict_utf8 = *strict;
     TM_ASSIGN_OR_RETURN(auto on_bad, String("input", "on_bad_record"));
@@ -621,6 +684,111 @@ class TomlSpecParser {
                         "must be " + std::string(kCompatNames) + ", not " + Quote(*compat));
       }
       t.compat = *mode;
+      tokenizer_compat_set_ = true;
+    }
+    return Status::Ok();
+  }
+
+  // A floating-point number (an integer is accepted too).
+  StatusOr<std::optional<double>> Double(std::string_view table, std::string_view key) {
+    const toml::node* node = Get(table, key);
+    if (node == nullptr) return std::optional<double>();
+    if (node->is_floating_point()) return std::optional<double>(node->as_floating_point()->get());
+    if (node->is_integer()) {
+      return std::optional<double>(static_cast<double>(node->as_integer()->get()));
+    }
+    return WrongType(table, key, *node, "a number");
+  }
+
+  // The keys of kind = "bert" (docs/job-file.md).
+  Status ReadBertExamples(JobSpec& spec) {
+    ExampleOptions& ex = spec.examples;
+    const bool bert = ex.kind == ExampleKind::kBert;
+    for (const std::string_view key : kBertKeys) {
+      if (!bert && Get("examples", key) != nullptr) {
+        return NotApplicable("examples", key, "kind = \"bert\"");
+      }
+    }
+    if (!bert) return Status::Ok();
+    constexpr int64_t kMaxU32 = std::numeric_limits<uint32_t>::max();
+    TM_ASSIGN_OR_RETURN(auto predictions, Int("examples", "max_predictions_per_seq", 1, kMaxU32));
+    if (predictions.has_value()) ex.max_predictions_per_seq = static_cast<uint32_t>(*predictions);
+    if (ex.max_predictions_per_seq > ex.max_seq_length) {
+      const toml::node* node = Get("examples", "max_predictions_per_seq");
+      const std::string what = "must not be larger than max_seq_length (" +
+                               std::to_string(ex.max_seq_length) + "), not " +
+                               std::to_string(ex.max_predictions_per_seq);
+      if (node != nullptr) return BadValue("examples", "max_predictions_per_seq", *node, what);
+      return Status::InvalidArgument(file_ + ": [examples] max_predictions_per_seq (default 20) " +
+                                     what + "; set max_predictions_per_seq");
+    }
+    TM_ASSIGN_OR_RETURN(auto mlm, Double("examples", "masked_lm_prob"));
+    if (mlm.has_value()) {
+      if (!(*mlm > 0.0 && *mlm < 1.0)) {
+        return BadValue("examples", "masked_lm_prob", *Get("examples", "masked_lm_prob"),
+                        "must be greater than 0 and less than 1, not " + std::to_string(*mlm) +
+                            " (Google's default: 0.15)");
+      }
+      ex.masked_lm_prob = *mlm;
+    }
+    TM_ASSIGN_OR_RETURN(auto short_seq, Double("examples", "short_seq_prob"));
+    if (short_seq.has_value()) {
+      if (!(*short_seq >= 0.0 && *short_seq <= 1.0)) {
+        return BadValue("examples", "short_seq_prob", *Get("examples", "short_seq_prob"),
+                        "must be from 0 to 1, not " + std::to_string(*short_seq));
+      }
+      ex.short_seq_prob = *short_seq;
+    }
+    TM_ASSIGN_OR_RETURN(auto dupe, Int("examples", "dupe_factor", 1, kMaxDupeFactor));
+    if (dupe.has_value()) ex.dupe_factor = static_cast<uint32_t>(*dupe);
+    TM_ASSIGN_OR_RETURN(auto wwm, Bool("examples", "do_whole_word_mask"));
+    if (wwm.has_value()) ex.do_whole_word_mask = *wwm;
+    TM_ASSIGN_OR_RETURN(auto chinese, Bool("examples", "chinese_whole_word"));
+    if (chinese.has_value()) ex.chinese_whole_word = *chinese;
+    TM_ASSIGN_OR_RETURN(auto window,
+                        Int("examples", "random_next_window", 1, kMaxRandomNextWindow));
+    if (window.has_value()) ex.random_next_window = static_cast<uint32_t>(*window);
+    TM_ASSIGN_OR_RETURN(auto compat, String("examples", "compat"));
+    if (compat.has_value()) {
+      const toml::node& node = *Get("examples", "compat");
+      if (*compat != "google") {
+        return BadValue(
+            "examples", "compat", node,
+            "must be \"google\" (or unset, for the default mode), not " + Quote(*compat));
+      }
+      ex.google_compat = true;
+      if (ex.chinese_whole_word) {
+        return BadValue("examples", "chinese_whole_word", *Get("examples", "chinese_whole_word"),
+                        "is not part of create_pretraining_data.py: remove it, or remove "
+                        "compat = \"google\" (" +
+                            At(node) + ")");
+      }
+      if (window.has_value()) {
+        return NotApplicable("examples", "random_next_window", "the default mode (no compat)");
+      }
+      // The tokenizer of create_pretraining_data.py.
+      if (!tokenizer_compat_set_) {
+        spec.tokenizer.compat = CompatMode::kGoogleBert;
+      } else if (spec.tokenizer.compat != CompatMode::kGoogleBert) {
+        return BadValue("tokenizer", "compat", *Get("tokenizer", "compat"),
+                        "must be \"google-bert\" (or unset) when [examples] compat = "
+                        "\"google\" (" +
+                            At(node) +
+                            "): the script tokenizes with Google's "
+                            "tokenization.py");
+      }
+      // One task over the whole input, as the script reads it.
+      const toml::node* paths = Get("input", "paths");
+      const bool one_file = spec.input_paths.size() == 1 &&
+                            spec.input_paths[0].find_first_of("*?[{") == std::string::npos;
+      if (!one_file) {
+        return BadValue("input", "paths", *paths,
+                        "must name exactly one file (no pattern) when [examples] compat = "
+                        "\"google\" (" +
+                            At(node) +
+                            "): concatenate the inputs into one file, "
+                            "or remove compat to use the default mode");
+      }
     }
     return Status::Ok();
   }
@@ -640,7 +808,7 @@ class TomlSpecParser {
     TM_ASSIGN_OR_RETURN(auto max_len,
                         Int("examples", "max_seq_length", kMinMaxSeqLength, kMaxMaxSeqLength));
     if (max_len.has_value()) {
-      if (gpt) return NotApplicable("examples", "max_seq_length", "kind = \"electra\"");
+      if (gpt) return NotApplicable("examples", "max_seq_length", "kind = \"electra\" or \"bert\"");
       ex.max_seq_length = static_cast<uint32_t>(*max_len);
     }
     TM_ASSIGN_OR_RETURN(auto seed, Int("examples", "seed", 0, std::numeric_limits<int64_t>::max()));
@@ -673,7 +841,7 @@ class TomlSpecParser {
       }
       ex.bos_token = *bos_token;
     }
-    return Status::Ok();
+    return ReadBertExamples(spec);
   }
 
   Status ReadOutput(JobSpec& spec) {
@@ -705,6 +873,13 @@ class TomlSpecParser {
     JobSettings& job = spec.job;
     TM_ASSIGN_OR_RETURN(auto task_size, Size("job", "task_size"));
     if (task_size.has_value()) job.task_size = *task_size;
+    if (spec.examples.google_compat) {
+      // The script reads its whole input at once: one task (the builder enforces the size limit).
+      if (task_size.has_value()) {
+        return NotApplicable("job", "task_size", "jobs without [examples] compat = \"google\"");
+      }
+      job.task_size = kGoogleCompatTaskSize;
+    }
     TM_ASSIGN_OR_RETURN(auto store, String("job", "store"));
     if (store.has_value()) {
       TM_ASSIGN_OR_RETURN(job.store, Path("job", "store", *store, *Get("job", "store")));
@@ -726,6 +901,7 @@ class TomlSpecParser {
   std::string base_dir_;
   std::map<std::string, const toml::table*> tables_;
   std::map<std::string, uint32_t> lines_;  // "table" and "table.key" -> line
+  bool tokenizer_compat_set_ = false;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -750,6 +926,14 @@ class JsonSpecReader {
       if (!value.is_object()) return Error("\"" + name + "\" is not an object");
       std::vector<std::string_view> expected = t->keys;
       AddJsonOnlyKeys(name, &expected);
+      if (name == "input" && !value.contains("sentences")) {
+        // "sentences" is in the canonical JSON of "split" jobs only.
+        std::erase(expected, std::string_view("sentences"));
+      }
+      if (name == "examples" && value.value("kind", "") != "bert") {
+        // The bert keys are in the canonical JSON of bert jobs only.
+        std::erase_if(expected, [](std::string_view k) { return IsBertKey(k); });
+      }
       for (const auto& [key, v] : value.items()) {
         if (std::find(expected.begin(), expected.end(), key) == expected.end()) {
           return Error("unknown key \"" + name + "." + key + "\"");
@@ -789,6 +973,11 @@ class JsonSpecReader {
     const auto policy = ParseInvalidUtf8(invalid);
     if (!policy.has_value()) return Value("input", "invalid_utf8", invalid);
     spec.reader.invalid_utf8 = *policy;
+    if (root_.at("input").contains("sentences")) {
+      TM_ASSIGN_OR_RETURN(std::string sentences, Str("input", "sentences"));
+      if (sentences != "split") return Value("input", "sentences", sentences);
+      spec.reader.split_sentences = true;
+    }
 
     // [tokenizer]
     TokenizerOptions& t = spec.tokenizer;
@@ -829,6 +1018,7 @@ class JsonSpecReader {
     if (root_.at("examples").contains("bos_token")) {
       TM_ASSIGN_OR_RETURN(ex.bos_token, OptStr("examples", "bos_token"));
     }
+    if (ex.kind == ExampleKind::kBert) TM_RETURN_IF_ERROR(ReadBert(ex));
 
     // [output]
     TM_ASSIGN_OR_RETURN(spec.output.path, Str("output", "path"));
@@ -857,6 +1047,26 @@ class JsonSpecReader {
   // form was fixed, so older specs keep their digest).
   static bool OmittedWhenDefault(std::string_view table, std::string_view key) {
     return table == "examples" && (key == "prepend_bos" || key == "bos_token");
+  }
+
+  Status ReadBert(ExampleOptions& ex) const {
+    TM_ASSIGN_OR_RETURN(uint64_t predictions,
+                        Uint("examples", "max_predictions_per_seq", UINT32_MAX));
+    ex.max_predictions_per_seq = static_cast<uint32_t>(predictions);
+    TM_ASSIGN_OR_RETURN(ex.masked_lm_prob, Number("examples", "masked_lm_prob"));
+    TM_ASSIGN_OR_RETURN(ex.short_seq_prob, Number("examples", "short_seq_prob"));
+    TM_ASSIGN_OR_RETURN(uint64_t dupe, Uint("examples", "dupe_factor", UINT32_MAX));
+    ex.dupe_factor = static_cast<uint32_t>(dupe);
+    TM_ASSIGN_OR_RETURN(ex.do_whole_word_mask, Bool("examples", "do_whole_word_mask"));
+    TM_ASSIGN_OR_RETURN(ex.chinese_whole_word, Bool("examples", "chinese_whole_word"));
+    TM_ASSIGN_OR_RETURN(uint64_t window, Uint("examples", "random_next_window", UINT32_MAX));
+    ex.random_next_window = static_cast<uint32_t>(window);
+    TM_ASSIGN_OR_RETURN(std::optional<std::string> ex_compat, OptStr("examples", "compat"));
+    if (ex_compat.has_value() && *ex_compat != "google") {
+      return Value("examples", "compat", *ex_compat);
+    }
+    ex.google_compat = ex_compat.has_value();
+    return Status::Ok();
   }
 
   // Keys the canonical JSON holds beyond the job file's.
@@ -900,6 +1110,11 @@ class JsonSpecReader {
     if (!v.is_boolean()) return Type(table, key, "true, false or null");
     return std::optional<bool>(v.get<bool>());
   }
+  StatusOr<double> Number(const char* table, const char* key) const {
+    const Json& v = At(table, key);
+    if (!v.is_number()) return Type(table, key, "a number");
+    return v.get<double>();
+  }
   StatusOr<uint64_t> Uint(const char* table, const char* key, uint64_t max) const {
     const Json& v = At(table, key);
     if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0)) {
@@ -925,6 +1140,7 @@ std::string JobSpec::ToJson() const {
       {"on_bad_record", reader.skip_bad_records ? "skip" : "error"},
       {"invalid_utf8", InvalidUtf8Name(reader.invalid_utf8)},
   };
+  if (reader.split_sentences) j["input"]["sentences"] = "split";
   j["tokenizer"] = {
       {"path", tokenizer.path},
       {"merges", OptionalJson(tokenizer.merges)},
@@ -944,6 +1160,17 @@ std::string JobSpec::ToJson() const {
   };
   if (examples.prepend_bos) j["examples"]["prepend_bos"] = true;
   if (examples.bos_token.has_value()) j["examples"]["bos_token"] = *examples.bos_token;
+  if (examples.kind == ExampleKind::kBert) {
+    Json& ex = j["examples"];
+    ex["max_predictions_per_seq"] = examples.max_predictions_per_seq;
+    ex["masked_lm_prob"] = examples.masked_lm_prob;
+    ex["short_seq_prob"] = examples.short_seq_prob;
+    ex["dupe_factor"] = examples.dupe_factor;
+    ex["do_whole_word_mask"] = examples.do_whole_word_mask;
+    ex["chinese_whole_word"] = examples.chinese_whole_word;
+    ex["random_next_window"] = examples.random_next_window;
+    ex["compat"] = examples.google_compat ? Json("google") : Json(nullptr);
+  }
   j["output"] = {
       {"path", output.path},
       {"format", OutputFormatName(output.format)},

@@ -19,6 +19,9 @@
 
 namespace tokenmill {
 
+// [job] task_size of an [examples] compat = "google" job: every input is one task.
+inline constexpr uint64_t kGoogleCompatTaskSize = 1ull << 50;
+
 struct JobSettings {
   uint64_t task_size = 64ull << 20;  // plain inputs are cut into ranges of about this. Default 64MiB
   std::string store;                 // Default: <output.path>/_job

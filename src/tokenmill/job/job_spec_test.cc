@@ -240,7 +240,7 @@ path = "o"
   // A nested table is an unknown key too.
   EXPECT_EQ(Error(std::string(kMinimal) + "[input.extra]\nx = 1\n"),
             "job.toml:8: unknown key 'extra' in [input]; the keys of [input] are paths, format, "
-            "text_field, strict_utf8, on_bad_record");
+            "text_field, strict_utf8, on_bad_record, sentences");
 }
 
 TEST(JobSpec, UnknownTablesAndTopLevelKeys) {
@@ -323,8 +323,8 @@ TEST(JobSpec, BadValues) {
   EXPECT_EQ(Error(With("tokenizer", "max_input_chars_per_word = 0")),
             "job.toml:5: [tokenizer] max_input_chars_per_word must be between 1 and 2147483647, "
             "not 0");
-  EXPECT_EQ(Error(With("examples", "kind = \"bert\"")),
-            "job.toml:9: [examples] kind must be \"electra\" or \"gpt\", not \"bert\"");
+  EXPECT_EQ(Error(With("examples", "kind = \"bart\"")),
+            "job.toml:9: [examples] kind must be \"electra\", \"bert\" or \"gpt\", not \"bart\"");
   EXPECT_EQ(Error(With("examples", "max_seq_length = 4")),
             "job.toml:9: [examples] max_seq_length must be between 5 and 1048576, not 4");
   EXPECT_EQ(Error(With("examples", "max_seq_length = 1048577")),
@@ -376,8 +376,8 @@ TEST(JobSpec, KeysOfTheOtherKindAreErrors) {
   EXPECT_EQ(Error(With("examples", "eod_token = \"[SEP]\"")),
             "job.toml:9: [examples] eod_token applies only to kind = \"gpt\"; remove it");
   EXPECT_EQ(Error(With("examples", "kind = \"gpt\"\nmax_seq_length = 1024")),
-            "job.toml:10: [examples] max_seq_length applies only to kind = \"electra\"; remove "
-            "it");
+            "job.toml:10: [examples] max_seq_length applies only to kind = \"electra\" or "
+            "\"bert\"; remove it");
   EXPECT_EQ(Error(With("input", "text_field = \"body\"")),
             "job.toml:3: [input] text_field applies only to format = \"jsonl\", \"json\" or "
             "\"parquet\"; remove it");
@@ -576,7 +576,14 @@ TEST(LoadJobSpec, ExampleJobFiles) {
   EXPECT_EQ(gpt->tokenizer.path,
             (repo / "data/vocab/tiktoken/cl100k_base.tiktoken").generic_string());
 
-  for (const JobSpec* spec : {&*electra, &*gpt}) {
+  auto bert = LoadJobSpec(root + "/examples/bert-zh.toml");
+  ASSERT_TRUE(bert.ok()) << bert.status().ToString();
+  EXPECT_EQ(bert->examples.kind, ExampleKind::kBert);
+  EXPECT_TRUE(bert->examples.chinese_whole_word);
+  EXPECT_TRUE(bert->reader.split_sentences);
+  EXPECT_EQ(bert->output.format, OutputFormat::kTfRecord);
+
+  for (const JobSpec* spec : {&*electra, &*gpt, &*bert}) {
     auto back = JobSpec::FromJson(spec->ToJson());
     ASSERT_TRUE(back.ok()) << back.status().ToString();
     EXPECT_EQ(back->ToJson(), spec->ToJson());
@@ -585,6 +592,172 @@ TEST(LoadJobSpec, ExampleJobFiles) {
     ASSERT_TRUE(objects.ok()) << objects.status().ToString();
     EXPECT_FALSE(objects->empty());
   }
+}
+
+// A bert job over one file (compat = "google" takes exactly one file).
+constexpr char kBert[] = R"(
+[input]
+paths = ["corpus.txt"]
+[tokenizer]
+path = "vocab.txt"
+[examples]
+kind = "bert"
+[output]
+path = "out"
+)";
+
+std::string Bert(const std::string& extra) {
+  std::string base = kBert;
+  base.insert(base.find("kind = \"bert\"\n") + 14, extra + "\n");
+  return base;
+}
+
+TEST(JobSpecBert, DefaultsAreThoseOfTheScript) {
+  auto spec = Parse(kBert);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  const ExampleOptions& ex = spec->examples;
+  EXPECT_EQ(ex.kind, ExampleKind::kBert);
+  EXPECT_EQ(ex.max_seq_length, 128u);
+  EXPECT_EQ(ex.max_predictions_per_seq, 20u);
+  EXPECT_EQ(ex.masked_lm_prob, 0.15);
+  EXPECT_EQ(ex.short_seq_prob, 0.1);
+  EXPECT_EQ(ex.dupe_factor, 10u);
+  EXPECT_FALSE(ex.do_whole_word_mask);
+  EXPECT_EQ(ex.seed, 12345u);
+  EXPECT_EQ(ex.random_next_window, 1000u);
+  EXPECT_FALSE(ex.google_compat);
+  EXPECT_EQ(spec->output.format, OutputFormat::kTfRecord);
+  EXPECT_EQ(spec->tokenizer.compat, CompatMode::kHuggingFace);
+  EXPECT_EQ(spec->job.task_size, 64ull << 20);
+}
+
+TEST(JobSpecBert, EveryKey) {
+  auto spec =
+      Parse(Bert("max_seq_length = 64\nmax_predictions_per_seq = 10\nmasked_lm_prob = 0.2\n"
+                 "short_seq_prob = 0\ndupe_factor = 2\ndo_whole_word_mask = true\nseed = 7\n"
+                 "random_next_window = 50\nchinese_whole_word = true"));
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  const ExampleOptions& ex = spec->examples;
+  EXPECT_EQ(ex.max_seq_length, 64u);
+  EXPECT_EQ(ex.max_predictions_per_seq, 10u);
+  EXPECT_EQ(ex.masked_lm_prob, 0.2);
+  EXPECT_EQ(ex.short_seq_prob, 0.0);
+  EXPECT_EQ(ex.dupe_factor, 2u);
+  EXPECT_TRUE(ex.do_whole_word_mask);
+  EXPECT_EQ(ex.seed, 7u);
+  EXPECT_EQ(ex.random_next_window, 50u);
+  EXPECT_TRUE(ex.chinese_whole_word);
+}
+
+TEST(JobSpecBert, GoogleCompatImpliesGoogleTokenizerAndOneTask) {
+  auto spec = Parse(Bert("compat = \"google\"\ndupe_factor = 2"));
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_TRUE(spec->examples.google_compat);
+  EXPECT_EQ(spec->tokenizer.compat, CompatMode::kGoogleBert);
+  EXPECT_EQ(spec->job.task_size, kGoogleCompatTaskSize);
+  std::string explicit_compat = Bert("compat = \"google\"");
+  explicit_compat.insert(explicit_compat.find("[examples]"), "compat = \"google-bert\"\n");
+  EXPECT_TRUE(Parse(explicit_compat).ok());
+}
+
+TEST(JobSpecBert, BadValuesNameTheKey) {
+  auto error = [](const std::string& toml) {
+    auto spec = ParseJobSpec(toml, "job.toml");
+    EXPECT_FALSE(spec.ok()) << toml;
+    return spec.ok() ? std::string() : spec.status().message();
+  };
+  EXPECT_EQ(error(Bert("max_predictions_per_seq = 129")),
+            "job.toml:8: [examples] max_predictions_per_seq must not be larger than "
+            "max_seq_length (128), not 129");
+  EXPECT_THAT(error(Bert("max_seq_length = 16")),
+              HasSubstr("[examples] max_predictions_per_seq (default 20) must not be larger than "
+                        "max_seq_length (16), not 20; set max_predictions_per_seq"));
+  EXPECT_EQ(error(Bert("max_predictions_per_seq = 0")),
+            "job.toml:8: [examples] max_predictions_per_seq must be between 1 and 4294967295, "
+            "not 0");
+  EXPECT_EQ(error(Bert("masked_lm_prob = 1.0")),
+            "job.toml:8: [examples] masked_lm_prob must be greater than 0 and less than 1, not "
+            "1.000000 (Google's default: 0.15)");
+  EXPECT_THAT(error(Bert("masked_lm_prob = 0")), HasSubstr("[examples] masked_lm_prob must be"));
+  EXPECT_THAT(error(Bert("masked_lm_prob = \"0.15\"")),
+              HasSubstr("[examples] masked_lm_prob must be a number, not a string"));
+  EXPECT_THAT(error(Bert("short_seq_prob = 1.5")),
+              HasSubstr("[examples] short_seq_prob must be from 0 to 1, not 1.5"));
+  EXPECT_THAT(error(Bert("dupe_factor = 0")),
+              HasSubstr("[examples] dupe_factor must be between 1"));
+  EXPECT_THAT(error(Bert("random_next_window = 0")),
+              HasSubstr("[examples] random_next_window must be between 1"));
+  EXPECT_EQ(error(Bert("compat = \"gogle\"")),
+            "job.toml:8: [examples] compat must be \"google\" (or unset, for the default mode), "
+            "not \"gogle\"");
+  std::string hf = Bert("compat = \"google\"");
+  hf.insert(hf.find("[examples]"), "compat = \"huggingface\"\n");
+  EXPECT_EQ(error(hf),
+            "job.toml:6: [tokenizer] compat must be \"google-bert\" (or unset) when [examples] "
+            "compat = \"google\" (job.toml:9): the script tokenizes with Google's "
+            "tokenization.py");
+  std::string glob = Bert("compat = \"google\"");
+  glob.replace(glob.find("corpus.txt"), 10, "corpus/*.txt");
+  EXPECT_THAT(error(glob), HasSubstr("job.toml:3: [input] paths must name exactly one file (no "
+                                     "pattern) when [examples] compat = \"google\""));
+  EXPECT_THAT(error(Bert("compat = \"google\"\nchinese_whole_word = true")),
+              HasSubstr("[examples] chinese_whole_word is not part of create_pretraining_data.py"));
+  EXPECT_THAT(error(Bert("compat = \"google\"\nrandom_next_window = 5")),
+              HasSubstr("[examples] random_next_window applies only to the default mode"));
+  EXPECT_THAT(error(Bert("compat = \"google\"") + "[job]\ntask_size = \"1MiB\"\n"),
+              HasSubstr("[job] task_size applies only to jobs without [examples] compat"));
+  EXPECT_THAT(error(Bert("") + "format = \"megatron\"\n"),
+              HasSubstr("[output] format \"megatron\" cannot hold bert examples"));
+  EXPECT_EQ(error(With("examples", "dupe_factor = 2")),
+            "job.toml:9: [examples] dupe_factor applies only to kind = \"bert\"; remove it");
+  EXPECT_EQ(error(With("examples", "compat = \"google\"")),
+            "job.toml:9: [examples] compat applies only to kind = \"bert\"; remove it");
+}
+
+TEST(JobSpecBert, JsonRoundTrip) {
+  for (const std::string& toml :
+       {std::string(kBert),
+        Bert("compat = \"google\"\ndo_whole_word_mask = true\n"
+             "masked_lm_prob = 0.125\nshort_seq_prob = 0.3"),
+        Bert("random_next_window = 7\ndupe_factor = 3\nmax_predictions_per_seq = 5\n"
+             "chinese_whole_word = true")}) {
+    auto spec = Parse(toml);
+    ASSERT_TRUE(spec.ok()) << spec.status().ToString() << "\n" << toml;
+    const std::string json = spec->ToJson();
+    EXPECT_THAT(json, HasSubstr("\"masked_lm_prob\":"));
+    auto back = JobSpec::FromJson(json);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(back->ToJson(), json);
+    EXPECT_EQ(back->examples.masked_lm_prob, spec->examples.masked_lm_prob);
+    EXPECT_EQ(back->examples.google_compat, spec->examples.google_compat);
+    EXPECT_EQ(back->examples.random_next_window, spec->examples.random_next_window);
+  }
+  // Electra and gpt specs carry no bert keys.
+  auto electra = Parse(kMinimal);
+  ASSERT_TRUE(electra.ok());
+  EXPECT_THAT(electra->ToJson(), ::testing::Not(HasSubstr("dupe_factor")));
+}
+
+TEST(JobSpec, Sentences) {
+  auto lines = Parse(With("input", "sentences = \"lines\""));
+  ASSERT_TRUE(lines.ok()) << lines.status().ToString();
+  EXPECT_FALSE(lines->reader.split_sentences);
+  EXPECT_EQ(lines->ToJson(), kCanonicalMinimal);
+  auto split = Parse(With("input", "sentences = \"split\""));
+  ASSERT_TRUE(split.ok());
+  EXPECT_TRUE(split->reader.split_sentences);
+  auto back = JobSpec::FromJson(split->ToJson());
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(back->reader.split_sentences);
+  EXPECT_TRUE(Parse(Bert("")).ok());
+  std::string bert = Bert("");
+  bert.insert(bert.find("[tokenizer]"), "sentences = \"split\"\n");
+  EXPECT_TRUE(Parse(bert).ok());
+  EXPECT_EQ(Error(With("input", "sentences = \"words\"")),
+            "job.toml:3: [input] sentences must be \"lines\" or \"split\", not \"words\"");
+  EXPECT_EQ(Error(With("input", "sentences = \"split\"") + "[examples]\nkind = \"gpt\"\n"),
+            "job.toml:3: [input] sentences = \"split\" applies only to bert and electra jobs "
+            "(gpt examples are whole documents); remove it");
 }
 
 }  // namespace

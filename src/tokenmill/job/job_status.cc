@@ -1,5 +1,6 @@
 #include "tokenmill/job/job_status.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -164,6 +165,17 @@ std::string FormatStatusText(const JobStatus& s) {
                 (unsigned long long)s.stats.examples, (unsigned long long)s.stats.unk_tokens,
                 (unsigned long long)s.stats.dropped_bytes);
   out += buf;
+  if (s.stats.masked_tokens > 0) {
+    const double m = static_cast<double>(s.stats.masked_tokens);
+    const double n = static_cast<double>(std::max<uint64_t>(s.stats.examples, 1));
+    std::snprintf(buf, sizeof(buf),
+                  "bert: %llu masked tokens (%.1f%% [MASK], %.1f%% kept, %.1f%% random) in %llu "
+                  "words, %.1f%% random next sentences\n",
+                  (unsigned long long)s.stats.masked_tokens, 100.0 * s.stats.masked_as_mask / m,
+                  100.0 * s.stats.masked_as_original / m, 100.0 * s.stats.masked_as_random / m,
+                  (unsigned long long)s.stats.masked_words, 100.0 * s.stats.random_next / n);
+    out += buf;
+  }
   std::snprintf(buf, sizeof(buf), "speed: %s/s, ETA %s\n", FormatBytes(s.throughput_bps).c_str(),
                 FormatDuration(s.eta_seconds).c_str());
   out += buf;
@@ -196,6 +208,14 @@ std::string FormatStatusJson(const JobStatus& s) {
   j["bytes_in"] = s.stats.bytes_in;
   j["input_bytes"] = s.input_bytes;
   j["dropped_bytes"] = s.stats.dropped_bytes;
+  if (s.stats.masked_tokens > 0) {
+    j["bert"] = {{"masked_tokens", s.stats.masked_tokens},
+                 {"masked_as_mask", s.stats.masked_as_mask},
+                 {"masked_as_original", s.stats.masked_as_original},
+                 {"masked_as_random", s.stats.masked_as_random},
+                 {"masked_words", s.stats.masked_words},
+                 {"random_next", s.stats.random_next}};
+  }
   j["throughput_bytes_per_second"] = s.throughput_bps;
   j["eta_seconds"] = s.eta_seconds;
   j["live_workers"] = s.live_workers;

@@ -20,7 +20,9 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LeaseRecord, task, holder, attem
                                                 state, failures, expiries, seq)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TaskStats, documents, lines, tokens, unk_tokens,
                                                 examples, truncated_tokens, dropped_bytes,
-                                                skipped_records, empty_documents, bytes_in)
+                                                skipped_records, empty_documents, bytes_in,
+                                                masked_tokens, masked_as_mask, masked_as_original,
+                                                masked_as_random, masked_words, random_next)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ShardEntry, name, bytes, sha256, examples, tokens)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DoneRecord, task, holder, attempt, shards, stats,
                                                 elapsed_ms, finished_at_ms)
@@ -119,6 +121,12 @@ TaskStats& TaskStats::operator+=(const TaskStats& o) {
   skipped_records += o.skipped_records;
   empty_documents += o.empty_documents;
   bytes_in += o.bytes_in;
+  masked_tokens += o.masked_tokens;
+  masked_as_mask += o.masked_as_mask;
+  masked_as_original += o.masked_as_original;
+  masked_as_random += o.masked_as_random;
+  masked_words += o.masked_words;
+  random_next += o.random_next;
   return *this;
 }
 

@@ -102,6 +102,14 @@ struct TaskStats {
   uint64_t skipped_records = 0;
   uint64_t empty_documents = 0;
   uint64_t bytes_in = 0;
+  // BERT (0 for other kinds): masked LM predictions, how their inputs were replaced ([MASK], the
+  // original token, a random word), the whole words they cover, random next sentences.
+  uint64_t masked_tokens = 0;
+  uint64_t masked_as_mask = 0;
+  uint64_t masked_as_original = 0;
+  uint64_t masked_as_random = 0;
+  uint64_t masked_words = 0;
+  uint64_t random_next = 0;
   TaskStats& operator+=(const TaskStats& o);
 };
 

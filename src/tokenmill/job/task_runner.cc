@@ -67,6 +67,12 @@ StatusOr<TaskResult> RunTask(const JobSpec& spec, const Tokenizer& tokenizer, co
   result.stats.unk_tokens = bs.unk_tokens;
   result.stats.examples = bs.examples;
   result.stats.truncated_tokens = bs.truncated_tokens;
+  result.stats.masked_tokens = bs.masked_tokens;
+  result.stats.masked_as_mask = bs.masked_as_mask;
+  result.stats.masked_as_original = bs.masked_as_original;
+  result.stats.masked_as_random = bs.masked_as_random;
+  result.stats.masked_words = bs.masked_words;
+  result.stats.random_next = bs.random_next;
   result.stats.dropped_bytes = rs.invalid_utf8_bytes;
   result.stats.skipped_records = rs.skipped_records;
   result.stats.empty_documents = rs.empty_documents;

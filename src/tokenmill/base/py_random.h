@@ -1,0 +1,62 @@
+// PyRandom: CPython 3's random.Random reproduced bit for bit (Modules/_randommodule.c and
+// Lib/random.py, unchanged from Python 3.2 to 3.13).
+//
+//   generator   MT19937 (Matsumoto and Nishimura), genrand_uint32.
+//   Seed(n)     random.Random(n) for an int n: init_by_array over the 32-bit words of |n|,
+//               least significant first ([0] for n == 0).
+//   Random()    random(): (a * 2^26 + b) / 2^53 with a = genrand >> 5, b = genrand >> 6.
+//   GetRandBits(k)   getrandbits(k), k <= 64: 32-bit words least significant first, the last
+//               word shifted right by 32 - (k mod 32).
+//   RandBelow(n)     _randbelow_with_getrandbits(n): getrandbits(n.bit_length()) until < n.
+//   RandInt(a, b)    randint(a, b) = randrange(a, b + 1) = a + _randbelow(b - a + 1).
+//   Shuffle(v)  shuffle(v): for i from len-1 down to 1, swap v[i] with v[_randbelow(i + 1)].
+// Used where tokenmill must make the same random choices as a Python reference script
+// (create_pretraining_data.py's random.Random(FLAGS.random_seed)).
+// Thread-safety: not thread-safe; use one instance per thread.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <utility>
+#include <vector>
+
+namespace tokenmill {
+
+class PyRandom {
+ public:
+  // random.Random(seed) for a non-negative int seed (Python uses |seed|).
+  explicit PyRandom(uint64_t seed);
+  // The state init_by_array(key) leaves: random.Random(n) where n's 32-bit words are `key`.
+  // REQUIRES: !key.empty().
+  explicit PyRandom(std::span<const uint32_t> key);
+
+  uint32_t GenRandUint32();
+  double Random();
+  // REQUIRES: k <= 64.
+  uint64_t GetRandBits(int k);
+  // REQUIRES: n >= 1. Uniform in [0, n).
+  uint64_t RandBelow(uint64_t n);
+  // REQUIRES: lo <= hi. Uniform in [lo, hi], both included.
+  int64_t RandInt(int64_t lo, int64_t hi);
+
+  template <typename T>
+  void Shuffle(std::vector<T>* v) {
+    for (size_t i = v->size(); i-- > 1;) {
+      const size_t j = static_cast<size_t>(RandBelow(i + 1));
+      using std::swap;
+      swap((*v)[i], (*v)[j]);
+    }
+  }
+
+ private:
+  static constexpr int kN = 624;
+  void InitGenRand(uint32_t s);
+  void InitByArray(std::span<const uint32_t> key);
+
+  std::array<uint32_t, kN> mt_;
+  int mti_ = kN + 1;
+};
+
+}  // namespace tokenmill

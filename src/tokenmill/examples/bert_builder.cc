@@ -1,0 +1,499 @@
+#include "tokenmill/examples/bert_builder.h"
+
+#include <unicode/utf8.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <unordered_map>
+
+#include "tokenmill/base/python_space.h"
+#include "tokenmill/examples/electra_builder.h"
+
+namespace tokenmill {
+namespace {
+
+// create_masked_lm_predictions: 80% [MASK], then half of the rest keep the original token.
+constexpr double kMaskProbability = 0.8;
+constexpr double kKeepProbability = 0.5;
+// create_instances_from_document: segment B is the actual next with probability 1/2.
+constexpr double kRandomNextProbability = 0.5;
+// Tries to draw a random document other than the current one.
+constexpr int kRandomDocumentTries = 10;
+// Default mode: stream numbers of the per-task random streams (see docs/examples.md).
+constexpr uint32_t kShuffleStream = 0;
+
+// The first code point of `s` in *c; returns its length in bytes (0 if invalid or empty).
+size_t DecodeOneCodePoint(std::string_view s, char32_t* c) {
+  if (s.empty()) return 0;
+  int32_t i = 0;
+  UChar32 cp;
+  U8_NEXT(reinterpret_cast<const uint8_t*>(s.data()), i, static_cast<int32_t>(s.size()), cp);
+  if (cp < 0) return 0;
+  *c = static_cast<char32_t>(cp);
+  return static_cast<size_t>(i);
+}
+
+void AppendUtf8(char32_t c, std::string* out) {
+  uint8_t buf[U8_MAX_LENGTH];
+  int32_t n = 0;
+  U8_APPEND_UNSAFE(buf, n, static_cast<UChar32>(c));
+  out->append(reinterpret_cast<const char*>(buf), static_cast<size_t>(n));
+}
+
+Status OutOfRange(const std::string& key, const std::string& value, const std::string& want) {
+  return Status::InvalidArgument("[examples] " + key + " = " + value +
+                                 " is out of range for bert "
+                                 "examples: " +
+                                 want);
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<BertBuilder>> BertBuilder::Create(const ExampleOptions& options,
+                                                           const Tokenizer& tokenizer,
+                                                           uint64_t task_id) {
+  if (options.max_seq_length < kMinMaxSeqLength || options.max_seq_length > kMaxMaxSeqLength) {
+    return OutOfRange("max_seq_length", std::to_string(options.max_seq_length),
+                      "use a value from " + std::to_string(kMinMaxSeqLength) + " to " +
+                          std::to_string(kMaxMaxSeqLength));
+  }
+  if (options.max_predictions_per_seq < 1 ||
+      options.max_predictions_per_seq > options.max_seq_length) {
+    return OutOfRange(
+        "max_predictions_per_seq", std::to_string(options.max_predictions_per_seq),
+        "use a value from 1 to max_seq_length (" + std::to_string(options.max_seq_length) + ")");
+  }
+  if (!(options.masked_lm_prob > 0.0 && options.masked_lm_prob < 1.0)) {
+    return OutOfRange("masked_lm_prob", std::to_string(options.masked_lm_prob),
+                      "use a probability greater than 0 and less than 1 (Google's default: 0.15)");
+  }
+  if (!(options.short_seq_prob >= 0.0 && options.short_seq_prob <= 1.0)) {
+    return OutOfRange("short_seq_prob", std::to_string(options.short_seq_prob),
+                      "use a probability from 0 to 1 (Google's default: 0.1)");
+  }
+  if (options.dupe_factor < 1 || options.dupe_factor > kMaxDupeFactor) {
+    return OutOfRange("dupe_factor", std::to_string(options.dupe_factor),
+                      "use a value from 1 to " + std::to_string(kMaxDupeFactor));
+  }
+  if (options.random_next_window < 1 || options.random_next_window > kMaxRandomNextWindow) {
+    return OutOfRange("random_next_window", std::to_string(options.random_next_window),
+                      "use a value from 1 to " + std::to_string(kMaxRandomNextWindow));
+  }
+  const SpecialTokens& specials = tokenizer.specials();
+  for (const auto& [name, id] : {std::pair{"[CLS]", specials.cls}, std::pair{"[SEP]", specials.sep},
+                                 std::pair{"[MASK]", specials.mask}}) {
+    if (!id.has_value()) {
+      return Status::InvalidArgument(std::string("the tokenizer's vocabulary has no ") + name +
+                                     " token, which bert examples need; use a BERT WordPiece "
+                                     "vocabulary (vocab.txt with [CLS], [SEP] and [MASK])");
+    }
+  }
+  if (options.chinese_whole_word && options.google_compat) {
+    return Status::InvalidArgument(
+        "[examples] chinese_whole_word does not exist in create_pretraining_data.py: remove it "
+        "or remove compat = \"google\"");
+  }
+  std::unique_ptr<ChineseWordSegmenter> segmenter;
+  if (options.chinese_whole_word) {
+    TM_ASSIGN_OR_RETURN(segmenter, ChineseWordSegmenter::Create());
+  }
+  return std::unique_ptr<BertBuilder>(
+      new BertBuilder(options, tokenizer, task_id, specials, std::move(segmenter)));
+}
+
+BertBuilder::BertBuilder(const ExampleOptions& options, const Tokenizer& tokenizer,
+                         uint64_t task_id, const SpecialTokens& specials,
+                         std::unique_ptr<ChineseWordSegmenter> segmenter)
+    : tokenizer_(tokenizer),
+      options_(options),
+      task_id_(task_id),
+      cls_id_(*specials.cls),
+      sep_id_(*specials.sep),
+      mask_id_(*specials.mask),
+      unk_id_(specials.unk),
+      segmenter_(std::move(segmenter)) {
+  // list(tokenizer.vocab.keys()) of tokenization.load_vocab, which strips each line (so that
+  // "\u2028" in bert-base-chinese's vocab.txt is the key "") and maps a key to the last line
+  // holding it: each stripped token once, in the order of its first line, with the last id.
+  const uint32_t size = tokenizer.vocab_size();
+  continuation_.assign(size, false);
+  std::unordered_map<std::string_view, size_t> position;
+  vocab_words_.reserve(size);
+  for (uint32_t id = 0; id < size; ++id) {
+    const std::string_view token = PythonStrip(tokenizer.IdToToken(id));
+    continuation_[id] = token.starts_with("##");
+    const auto [it, inserted] = position.emplace(token, vocab_words_.size());
+    if (inserted) {
+      vocab_words_.push_back(id);
+    } else {
+      vocab_words_[it->second] = id;
+    }
+  }
+  if (segmenter_ != nullptr) {
+    han_char_.assign(size, 0);
+    for (uint32_t id = 0; id < size; ++id) {
+      std::string_view token = tokenizer.IdToToken(id);
+      if (token.starts_with("##")) token.remove_prefix(2);
+      char32_t c = 0;
+      const size_t n = DecodeOneCodePoint(token, &c);
+      if (n != 0 && n == token.size() && ChineseWordSegmenter::IsHan(c)) han_char_[id] = c;
+    }
+  }
+  if (options.google_compat) {
+    rngs_.emplace_back(options.seed);  // random.Random(FLAGS.random_seed)
+  } else {
+    const uint32_t seed_lo = static_cast<uint32_t>(options.seed);
+    const uint32_t seed_hi = static_cast<uint32_t>(options.seed >> 32);
+    const uint32_t task_lo = static_cast<uint32_t>(task_id);
+    const uint32_t task_hi = static_cast<uint32_t>(task_id >> 32);
+    for (uint32_t stream = 0; stream <= options.dupe_factor; ++stream) {
+      const uint32_t key[5] = {seed_lo, seed_hi, task_lo, task_hi, stream};
+      rngs_.emplace_back(key);
+    }
+  }
+}
+
+void BertBuilder::EndDocument() {
+  if (open_sentences_ == 0) return;
+  doc_sentence_begin_.push_back(sentence_end_.size() - open_sentences_);
+  open_sentences_ = 0;
+}
+
+Status BertBuilder::AddDocument(std::string_view text, const ExampleSink& sink) {
+  ++stats_.documents;
+  if (options_.google_compat) {
+    held_bytes_ += text.size() + 1;
+    if (held_bytes_ > kGoogleCompatMaxInputBytes) {
+      return Status::InvalidArgument(
+          "[examples] compat = \"google\" holds the whole input in memory, as "
+          "create_pretraining_data.py does, and its input is larger than the limit of " +
+          std::to_string(kGoogleCompatMaxInputBytes >> 20) +
+          " MiB of text; remove compat to use the default mode, which makes the same kind of "
+          "examples in bounded memory from inputs of any size");
+    }
+  }
+  if (options_.google_compat && text.find('\r') != std::string_view::npos) {
+    return Status::InvalidArgument(
+        "[examples] compat = \"google\": the input holds a carriage return (\\r), which "
+        "create_pretraining_data.py reads as a line end and tokenmill does not; convert the "
+        "file's line ends to \\n (dos2unix) or remove compat");
+  }
+  size_t pos = 0;
+  while (true) {
+    const size_t nl = text.find('\n', pos);
+    const std::string_view line = PythonStrip(
+        text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos));
+    ++stats_.lines;
+    if (line.empty()) {
+      EndDocument();  // Empty lines are used as document delimiters
+    } else {
+      const size_t before = doc_tokens_.size();
+      tokenizer_.Encode(line, &doc_tokens_);
+      const size_t added = doc_tokens_.size() - before;
+      if (added > 0) {
+        stats_.tokens += added;
+        if (unk_id_.has_value()) {
+          stats_.unk_tokens += static_cast<uint64_t>(
+              std::count(doc_tokens_.begin() + static_cast<std::ptrdiff_t>(before),
+                         doc_tokens_.end(), *unk_id_));
+        }
+        if (segmenter_ != nullptr) AssignWords(line, before);
+        sentence_end_.push_back(doc_tokens_.size());
+        ++open_sentences_;
+      }
+    }
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+  }
+  EndDocument();
+  if (!options_.google_compat && (document_count() >= options_.random_next_window ||
+                                  doc_tokens_.size() >= kBertWindowMaxTokens)) {
+    return ProcessDocuments(sink);
+  }
+  return Status::Ok();
+}
+
+void BertBuilder::AssignWords(std::string_view line, size_t begin) {
+  // Each Han character is its own token in BERT's Chinese vocabularies (BasicTokenizer puts
+  // spaces around CJK characters), so the Han tokens of the line follow its Han characters in
+  // order: a token takes the word of the next character equal to it (looking a few characters
+  // ahead, past characters the tokenizer dropped or changed), and [UNK] the word of the next
+  // character when that one is not in the vocabulary. Other tokens belong to no word.
+  constexpr size_t kLookahead = 8;
+  han_scratch_.clear();
+  segmenter_->Segment(line, &han_scratch_, &next_word_);
+  doc_words_.resize(begin, kNoWord);
+  size_t p = 0;
+  for (size_t t = begin; t < doc_tokens_.size(); ++t) {
+    const uint32_t id = doc_tokens_[t];
+    uint32_t word = kNoWord;
+    const char32_t c = id < han_char_.size() ? han_char_[id] : 0;
+    if (c != 0) {
+      for (size_t k = p; k < han_scratch_.size() && k < p + kLookahead; ++k) {
+        if (han_scratch_[k].c == c) {
+          word = han_scratch_[k].word;
+          p = k + 1;
+          break;
+        }
+      }
+    } else if (unk_id_.has_value() && id == *unk_id_ && p < han_scratch_.size()) {
+      std::string utf8;
+      AppendUtf8(han_scratch_[p].c, &utf8);
+      if (!tokenizer_.TokenToId(utf8).has_value()) word = han_scratch_[p++].word;
+    }
+    doc_words_.push_back(word);
+  }
+}
+
+Status BertBuilder::Finish(const ExampleSink& sink) {
+  EndDocument();
+  return ProcessDocuments(sink);
+}
+
+Status BertBuilder::ProcessDocuments(const ExampleSink& sink) {
+  const size_t n = document_count();
+  if (n > 0) {
+    PyRandom& shuffle_rng = rngs_[kShuffleStream];
+    // rng.shuffle(all_documents)
+    order_.resize(n);
+    for (size_t i = 0; i < n; ++i) order_[i] = static_cast<uint32_t>(i);
+    shuffle_rng.Shuffle(&order_);
+    for (uint32_t round = 0; round < options_.dupe_factor; ++round) {
+      PyRandom& rng = options_.google_compat ? shuffle_rng : rngs_[1 + round];
+      for (size_t doc = 0; doc < n; ++doc) CreateInstances(doc, rng);
+    }
+    // rng.shuffle(instances)
+    shuffle_rng.Shuffle(&instances_);
+    for (size_t i = 0; i < instances_.size(); ++i) TM_RETURN_IF_ERROR(Emit(i, sink));
+  }
+  ++window_index_;
+  doc_tokens_.clear();
+  doc_words_.clear();
+  sentence_end_.clear();
+  doc_sentence_begin_.clear();
+  order_.clear();
+  pool_.clear();
+  instances_.clear();
+  return Status::Ok();
+}
+
+void BertBuilder::CreateInstances(size_t doc_index, PyRandom& rng) {
+  const size_t n_docs = document_count();
+  // Sentences of the document at `index` of the shuffled list: [first, last).
+  auto sentences = [&](size_t index, size_t* first, size_t* last) {
+    const size_t d = order_[index];
+    *first = doc_sentence_begin_[d];
+    *last = d + 1 < n_docs ? doc_sentence_begin_[d + 1] : sentence_end_.size();
+  };
+  auto sentence_begin = [&](size_t s) { return s == 0 ? size_t{0} : sentence_end_[s - 1]; };
+  auto sentence_length = [&](size_t s) { return sentence_end_[s] - sentence_begin(s); };
+  const bool words = segmenter_ != nullptr;
+  auto append = [&](std::vector<uint32_t>* out, size_t s) {
+    const auto b = static_cast<std::ptrdiff_t>(sentence_begin(s));
+    const auto e = static_cast<std::ptrdiff_t>(sentence_end_[s]);
+    out->insert(out->end(), doc_tokens_.begin() + b, doc_tokens_.begin() + e);
+    if (words) {
+      std::vector<uint32_t>* w = out == &a_ ? &a_words_ : &b_words_;
+      w->insert(w->end(), doc_words_.begin() + b, doc_words_.begin() + e);
+    }
+  };
+
+  size_t first, last;
+  sentences(doc_index, &first, &last);
+  const int64_t document_length = static_cast<int64_t>(last - first);
+
+  // Account for [CLS], [SEP], [SEP]
+  const int64_t max_num_tokens = options_.max_seq_length - 3;
+  int64_t target_seq_length = max_num_tokens;
+  ++stats_.short_seq_draws;
+  if (rng.Random() < options_.short_seq_prob) {
+    ++stats_.short_seq_hits;
+    target_seq_length = rng.RandInt(2, max_num_tokens);
+  }
+
+  // current_chunk holds consecutive sentences: [chunk_first, chunk_first + chunk_size).
+  size_t chunk_first = first;
+  int64_t chunk_size = 0;
+  int64_t current_length = 0;
+  int64_t i = 0;
+  while (i < document_length) {
+    const size_t segment = first + static_cast<size_t>(i);
+    if (chunk_size == 0) chunk_first = segment;
+    ++chunk_size;
+    current_length += static_cast<int64_t>(sentence_length(segment));
+    if (i == document_length - 1 || current_length >= target_seq_length) {
+      // `a_end` is how many segments from `current_chunk` go into the `A` (first) sentence.
+      int64_t a_end = 1;
+      if (chunk_size >= 2) a_end = rng.RandInt(1, chunk_size - 1);
+      a_.clear();
+      b_.clear();
+      a_words_.clear();
+      b_words_.clear();
+      for (int64_t j = 0; j < a_end; ++j) append(&a_, chunk_first + static_cast<size_t>(j));
+      bool is_random_next = false;
+      if (chunk_size == 1 || rng.Random() < kRandomNextProbability) {
+        is_random_next = true;
+        const int64_t target_b_length = target_seq_length - static_cast<int64_t>(a_.size());
+        int64_t random_document_index = 0;
+        for (int t = 0; t < kRandomDocumentTries; ++t) {
+          random_document_index = rng.RandInt(0, static_cast<int64_t>(n_docs) - 1);
+          if (random_document_index != static_cast<int64_t>(doc_index)) break;
+        }
+        size_t r_first, r_last;
+        sentences(static_cast<size_t>(random_document_index), &r_first, &r_last);
+        const int64_t random_start = rng.RandInt(0, static_cast<int64_t>(r_last - r_first) - 1);
+        for (size_t j = r_first + static_cast<size_t>(random_start); j < r_last; ++j) {
+          append(&b_, j);
+          if (static_cast<int64_t>(b_.size()) >= target_b_length) break;
+        }
+        // We didn't actually use these segments so we "put them back".
+        i -= chunk_size - a_end;
+      } else {
+        for (int64_t j = a_end; j < chunk_size; ++j) {
+          append(&b_, chunk_first + static_cast<size_t>(j));
+        }
+      }
+      TruncateSeqPair(rng);
+      // [CLS] A [SEP] B [SEP]
+      tokens_.clear();
+      tokens_.push_back(cls_id_);
+      tokens_.insert(tokens_.end(), a_.begin(), a_.end());
+      tokens_.push_back(sep_id_);
+      const size_t a_length = tokens_.size();
+      tokens_.insert(tokens_.end(), b_.begin(), b_.end());
+      tokens_.push_back(sep_id_);
+      if (words) {
+        token_words_.clear();
+        token_words_.push_back(kNoWord);
+        token_words_.insert(token_words_.end(), a_words_.begin(), a_words_.end());
+        token_words_.push_back(kNoWord);
+        token_words_.insert(token_words_.end(), b_words_.begin(), b_words_.end());
+        token_words_.push_back(kNoWord);
+      }
+      MaskAndStore(is_random_next, a_length, rng);
+      chunk_size = 0;
+      current_length = 0;
+    }
+    ++i;
+  }
+}
+
+void BertBuilder::TruncateSeqPair(PyRandom& rng) {
+  // a_ and b_ lose tokens at the front (offsets) or at the back (resize).
+  size_t a_front = 0, b_front = 0;
+  const size_t max_num_tokens = options_.max_seq_length - 3;
+  while (true) {
+    const size_t a_len = a_.size() - a_front, b_len = b_.size() - b_front;
+    if (a_len + b_len <= max_num_tokens) break;
+    const bool trunc_a = a_len > b_len;
+    ++stats_.truncated_tokens;
+    // Sometimes truncate from the front and sometimes from the back.
+    if (rng.Random() < 0.5) {
+      ++(trunc_a ? a_front : b_front);
+    } else {
+      (trunc_a ? a_ : b_).pop_back();
+      if (segmenter_ != nullptr) (trunc_a ? a_words_ : b_words_).pop_back();
+    }
+  }
+  a_.erase(a_.begin(), a_.begin() + static_cast<std::ptrdiff_t>(a_front));
+  b_.erase(b_.begin(), b_.begin() + static_cast<std::ptrdiff_t>(b_front));
+  if (segmenter_ != nullptr) {
+    a_words_.erase(a_words_.begin(), a_words_.begin() + static_cast<std::ptrdiff_t>(a_front));
+    b_words_.erase(b_words_.begin(), b_words_.begin() + static_cast<std::ptrdiff_t>(b_front));
+  }
+}
+
+void BertBuilder::MaskAndStore(bool random_next, size_t a_length, PyRandom& rng) {
+  // Candidates: every position but [CLS] and [SEP]; with whole word masking a "##" piece joins
+  // the candidate before it (even across a [SEP], as in the script).
+  candidates_.clear();
+  candidate_indexes_.clear();
+  const size_t n = tokens_.size();
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t id = tokens_[i];
+    if (id == cls_id_ || id == sep_id_) continue;
+    const bool piece =
+        options_.do_whole_word_mask && id < continuation_.size() && continuation_[id];
+    // Chinese whole words: a character of the same word as the token before it.
+    const bool same_word = segmenter_ != nullptr && i > 0 && token_words_[i] != kNoWord &&
+                           token_words_[i] == token_words_[i - 1];
+    if ((piece || same_word) && !candidates_.empty()) {
+      ++candidates_.back().second;
+    } else {
+      candidates_.emplace_back(static_cast<uint32_t>(candidate_indexes_.size()), 1);
+    }
+    candidate_indexes_.push_back(static_cast<uint32_t>(i));
+  }
+  rng.Shuffle(&candidates_);
+
+  // min(max_predictions_per_seq, max(1, int(round(len(tokens) * masked_lm_prob)))); Python's
+  // round() of a float rounds half to even, as nearbyint does in the default rounding mode.
+  const double scaled = std::nearbyint(static_cast<double>(n) * options_.masked_lm_prob);
+  const size_t num_to_predict = std::min<size_t>(options_.max_predictions_per_seq,
+                                                 std::max<size_t>(1, static_cast<size_t>(scaled)));
+
+  masked_.clear();
+  const size_t base = pool_.size();
+  pool_.insert(pool_.end(), tokens_.begin(), tokens_.end());
+  for (const auto& [start, count] : candidates_) {
+    if (masked_.size() >= num_to_predict) break;
+    // If adding a whole-word mask would exceed the maximum number of predictions, skip it.
+    if (masked_.size() + count > num_to_predict) continue;
+    // (Candidates never overlap: the script's covered_indexes check never skips one.)
+    ++stats_.masked_words;
+    for (uint32_t k = start; k < start + count; ++k) {
+      const uint32_t index = candidate_indexes_[k];
+      uint32_t masked_token;
+      if (rng.Random() < kMaskProbability) {
+        masked_token = mask_id_;
+        ++stats_.masked_as_mask;
+      } else if (rng.Random() < kKeepProbability) {
+        masked_token = tokens_[index];
+        ++stats_.masked_as_original;
+      } else {
+        masked_token = vocab_words_[static_cast<size_t>(
+            rng.RandInt(0, static_cast<int64_t>(vocab_words_.size()) - 1))];
+        ++stats_.masked_as_random;
+      }
+      pool_[base + index] = masked_token;
+      masked_.emplace_back(index, tokens_[index]);
+    }
+  }
+  std::sort(masked_.begin(), masked_.end());
+  for (const auto& m : masked_) pool_.push_back(m.first);
+  for (const auto& m : masked_) pool_.push_back(m.second);
+  stats_.masked_tokens += masked_.size();
+  if (random_next) ++stats_.random_next;
+  instances_.push_back(Instance{base, static_cast<uint32_t>(n), static_cast<uint32_t>(a_length),
+                                static_cast<uint32_t>(masked_.size()), random_next});
+}
+
+Status BertBuilder::Emit(size_t index, const ExampleSink& sink) {
+  const Instance& in = instances_[index];
+  const uint32_t max_length = options_.max_seq_length;
+  const uint32_t max_predictions = options_.max_predictions_per_seq;
+  const uint32_t* p = pool_.data() + in.offset;
+  Example& e = example_;
+  e.bert = true;
+  e.tokens.assign(p, p + in.length);
+  e.tokens.resize(max_length, 0);
+  e.num_real_tokens = in.length;
+  e.input_mask.assign(max_length, 0);
+  std::fill_n(e.input_mask.begin(), in.length, uint8_t{1});
+  e.segment_ids.assign(max_length, 0);
+  std::fill(e.segment_ids.begin() + in.a_length, e.segment_ids.begin() + in.length, uint8_t{1});
+  p += in.length;
+  e.masked_lm_positions.assign(p, p + in.predictions);
+  e.masked_lm_positions.resize(max_predictions, 0);
+  p += in.predictions;
+  e.masked_lm_ids.assign(p, p + in.predictions);
+  e.masked_lm_ids.resize(max_predictions, 0);
+  e.masked_lm_weights.assign(max_predictions, 0.0f);
+  std::fill_n(e.masked_lm_weights.begin(), in.predictions, 1.0f);
+  e.next_sentence_label = in.random_next ? 1 : 0;
+  ++stats_.examples;
+  return sink(e);
+}
+
+}  // namespace tokenmill

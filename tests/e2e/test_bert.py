@@ -1,0 +1,226 @@
+"""BERT pre-training data end to end: `[examples] kind = "bert"` against the real
+create_pretraining_data.py of google-research/bert (data/google-bert/, unmodified), run on Debian
+with the small TensorFlow stand-in of tests/e2e/tfstub.
+
+compat = "google" must give the same examples in the same order as the script (compared decoded,
+feature by feature); the default mode must give the same statistics on a larger sample."""
+
+import collections
+import json
+import os
+import struct
+import subprocess
+import sys
+
+import tmtest
+from tmtest import run
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+STUB = os.path.join(HERE, "tfstub")
+GOOGLE = os.path.join(tmtest.DATA, "google-bert")
+UNCASED = os.path.join(tmtest.DATA, "vocab", "bert-base-uncased", "vocab.txt")
+CHINESE = os.path.join(tmtest.DATA, "vocab", "bert-base-chinese", "vocab.txt")
+SAMPLE = os.path.join(tmtest.DATA, "sample", "part-00.txt")
+FEATURES = ["input_ids", "input_mask", "segment_ids", "masked_lm_positions", "masked_lm_ids",
+            "masked_lm_weights", "next_sentence_labels"]
+
+sys.path.insert(0, STUB)
+try:
+    import tensorflow as tfstub  # the stand-in (python3-protobuf)
+except ImportError:  # pragma: no cover
+    tfstub = None
+
+
+def documents(path, english):
+    """The documents of the sample (blank-line separated) that are English (start with an ASCII
+    letter) or not."""
+    with open(path, encoding="utf-8") as f:
+        docs = f.read().split("\n\n")
+    return [d.strip("\n") for d in docs
+            if d.strip() and (d[0].isascii() and d[0].isalpha()) == english]
+
+
+def write_corpus(path, docs):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("\n\n".join(docs) + "\n")
+
+
+def read_tfrecords(paths):
+    """Decoded examples ({feature: list}) of TFRecord files, in order."""
+    out = []
+    for path in paths:
+        with open(path, "rb") as f:
+            data = f.read()
+        pos = 0
+        while pos < len(data):
+            (length,) = struct.unpack_from("<Q", data, pos)
+            record = data[pos + 12:pos + 12 + length]
+            pos += 12 + length + 4
+            example = tfstub.train.Example.FromString(record)
+            decoded = {}
+            for key, feature in example.features.feature.items():
+                kind = feature.WhichOneof("kind")
+                decoded[key] = list(getattr(feature, kind).value)
+            out.append(decoded)
+    return out
+
+
+def run_script(tmp, corpus, vocab, flags):
+    out = os.path.join(tmp, "google.tfrecord")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([STUB, GOOGLE])
+    args = [sys.executable, os.path.join(GOOGLE, "create_pretraining_data.py"),
+            "--input_file=" + corpus, "--output_file=" + out, "--vocab_file=" + vocab,
+            "--do_lower_case=True"] + ["--%s=%s" % kv for kv in flags.items()]
+    proc = subprocess.run(args, capture_output=True, text=True, env=env, timeout=600)
+    if proc.returncode != 0:
+        raise AssertionError("create_pretraining_data.py failed:\n" + proc.stderr[-3000:])
+    return read_tfrecords([out])
+
+
+def run_tokenmill(tmp, corpus, vocab, examples, name="tm"):
+    out = os.path.join(tmp, name + "-out")
+    job = os.path.join(tmp, name + ".toml")
+    lines = ["[input]", "paths = [%s]" % json.dumps(corpus), "[tokenizer]",
+             "path = %s" % json.dumps(vocab), "lowercase = true", "[examples]", 'kind = "bert"']
+    lines += ["%s = %s" % (k, json.dumps(v)) for k, v in examples.items()]
+    lines += ["[output]", "path = %s" % json.dumps(out)]
+    with open(job, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    run(["run", job, "--quiet"])
+    shards = sorted(os.path.join(out, n) for n in os.listdir(out) if n.endswith(".tfrecord"))
+    with open(os.path.join(out, "manifest.json")) as f:
+        manifest = json.load(f)
+    return read_tfrecords(shards), manifest
+
+
+def statistics(examples):
+    """The figures the default mode must share with the script."""
+    n = len(examples)
+    real = sum(sum(e["input_mask"]) for e in examples)
+    masked = sum(sum(1 for w in e["masked_lm_weights"] if w > 0) for e in examples)
+    as_mask = kept = 0
+    for e in examples:
+        for pos, label, w in zip(e["masked_lm_positions"], e["masked_lm_ids"],
+                                 e["masked_lm_weights"]):
+            if w == 0:
+                continue
+            token = e["input_ids"][pos]
+            as_mask += token == 103 or token == 103  # [MASK] in both vocabularies
+            kept += token == label
+    return {
+        "masked_per_token": masked / real,
+        "as_mask": as_mask / masked,
+        "kept": kept / masked,
+        "random_next": sum(e["next_sentence_labels"][0] for e in examples) / n,
+        "short": sum(1 for e in examples if sum(e["input_mask"]) < 64) / n,
+        "tokens_per_example": real / n,
+    }
+
+
+class BertTest(tmtest.TempDirTest):
+    def setUp(self):
+        super().setUp()
+        if tfstub is None:
+            self.skipTest("python3-protobuf is needed by the TensorFlow stand-in")
+
+    def compare_with_script(self, docs, vocab, flags, examples):
+        corpus = self.path("corpus.txt")
+        write_corpus(corpus, docs)
+        want = run_script(self.tmp, corpus, vocab, flags)
+        got, manifest = run_tokenmill(self.tmp, corpus, vocab, dict(examples, compat="google"))
+        self.assertGreater(len(want), 50)
+        self.assertEqual(len(got), len(want))
+        for i, (g, w) in enumerate(zip(got, want)):
+            self.assertEqual(sorted(g), sorted(FEATURES), "example %d" % i)
+            for key in FEATURES:
+                self.assertEqual(g[key], w[key], "example %d, feature %s" % (i, key))
+        self.assertEqual(manifest["totals"]["examples"], len(want))
+        return want
+
+    def test_english_uncased_dupe_2(self):
+        docs = documents(SAMPLE, english=True)
+        self.compare_with_script(
+            docs, UNCASED,
+            {"max_seq_length": 128, "max_predictions_per_seq": 20, "random_seed": 12345,
+             "dupe_factor": 2, "masked_lm_prob": 0.15, "short_seq_prob": 0.1},
+            {"max_seq_length": 128, "max_predictions_per_seq": 20, "seed": 12345,
+             "dupe_factor": 2, "masked_lm_prob": 0.15, "short_seq_prob": 0.1})
+
+    def test_english_whole_word_dupe_10(self):
+        docs = documents(SAMPLE, english=True)[:20]
+        self.compare_with_script(
+            docs, UNCASED,
+            {"max_seq_length": 64, "max_predictions_per_seq": 10, "random_seed": 7,
+             "dupe_factor": 10, "masked_lm_prob": 0.2, "short_seq_prob": 0.3,
+             "do_whole_word_mask": "True"},
+            {"max_seq_length": 64, "max_predictions_per_seq": 10, "seed": 7,
+             "dupe_factor": 10, "masked_lm_prob": 0.2, "short_seq_prob": 0.3,
+             "do_whole_word_mask": True})
+
+    def test_chinese_whole_word_dupe_10(self):
+        docs = documents(SAMPLE, english=False)[:60]
+        self.compare_with_script(
+            docs, CHINESE,
+            {"max_seq_length": 128, "max_predictions_per_seq": 20, "random_seed": 12345,
+             "dupe_factor": 10, "do_whole_word_mask": "True"},
+            {"max_seq_length": 128, "max_predictions_per_seq": 20, "seed": 12345,
+             "dupe_factor": 10, "do_whole_word_mask": True})
+
+    def test_chinese_dupe_2(self):
+        docs = documents(SAMPLE, english=False)[60:260]
+        self.compare_with_script(
+            docs, CHINESE,
+            {"max_seq_length": 128, "max_predictions_per_seq": 20, "random_seed": 99,
+             "dupe_factor": 2},
+            {"max_seq_length": 128, "max_predictions_per_seq": 20, "seed": 99,
+             "dupe_factor": 2})
+
+    def test_default_mode_statistics_match_the_script(self):
+        docs = documents(SAMPLE, english=False)[:1200]
+        corpus = self.path("corpus.txt")
+        write_corpus(corpus, docs)
+        want = statistics(run_script(self.tmp, corpus, CHINESE, {"dupe_factor": 2}))
+        got_examples, manifest = run_tokenmill(
+            self.tmp, corpus, CHINESE,
+            {"dupe_factor": 2, "random_next_window": 100}, name="default")
+        got = statistics(got_examples)
+        # Examples per document and per token agree closely; the frequencies within a few
+        # percentage points (thousands of examples).
+        self.assertGreater(len(got_examples), 2000)
+        for key, tolerance in [("masked_per_token", 0.005), ("as_mask", 0.02), ("kept", 0.02),
+                               ("random_next", 0.03), ("short", 0.02),
+                               ("tokens_per_example", 3.0)]:
+            self.assertAlmostEqual(got[key], want[key], delta=tolerance,
+                                   msg="%s: tokenmill %r, script %r" % (key, got, want))
+
+    def test_errors(self):
+        corpus = self.path("corpus.txt")
+        write_corpus(corpus, documents(SAMPLE, english=True)[:3])
+        job = self.path("bad.toml")
+        with open(job, "w") as f:
+            f.write('[input]\npaths = [%s]\n[tokenizer]\npath = %s\n[examples]\nkind = "bert"\n'
+                    "max_predictions_per_seq = 200\n[output]\npath = %s\n" %
+                    (json.dumps(corpus), json.dumps(UNCASED), json.dumps(self.path("o"))))
+        proc = run(["run", job, "--quiet"], check=False)
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("max_predictions_per_seq must not be larger than max_seq_length (128)",
+                      proc.stderr)
+        # A vocabulary without [MASK].
+        vocab = self.path("vocab.txt")
+        with open(UNCASED, encoding="utf-8") as f:
+            words = [w for w in f.read().split("\n") if w and w != "[MASK]"]
+        with open(vocab, "w", encoding="utf-8") as f:
+            f.write("\n".join(words) + "\n")
+        with open(job, "w") as f:
+            f.write('[input]\npaths = [%s]\n[tokenizer]\npath = %s\n[examples]\nkind = "bert"\n'
+                    "[output]\npath = %s\n" %
+                    (json.dumps(corpus), json.dumps(vocab), json.dumps(self.path("o2"))))
+        proc = run(["run", job, "--quiet"], check=False)
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("[MASK]", proc.stderr)
+
+
+if __name__ == "__main__":
+    import unittest
+    unittest.main()
