@@ -12,8 +12,9 @@ BUILD=(cmake ninja-build g++ pkg-config ca-certificates
        libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev
        libutf8proc-dev libpcre2-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libssl-dev
        libgtest-dev libgmock-dev libbenchmark-dev)
+# chromium and a CJK font: the report's browser test (tests/e2e/test_report.py).
 TEST=(python3 python3-numpy python3-protobuf python3-yaml protobuf-compiler shellcheck awscli curl gzip zstd
-      patchelf file)
+      patchelf file chromium fonts-wqy-zenhei)
 SERVICES=(ceph radosgw slurm-wlm munge)
 
 PACKAGES=("${BUILD[@]}" "${TEST[@]}")
