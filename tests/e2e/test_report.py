@@ -162,7 +162,7 @@ class ReportTest(tmtest.TempDirTest):
         proc = run(["run", job, "--quiet", "--workers", "1"])
         store = os.path.join(out, "_job")
         page = os.path.join(store, "report.html")
-        self.assertIn("report: " + page, proc.stdout)
+        self.assertIn("tokenmill: report: " + page, proc.stderr)
         self.assertTrue(os.path.isfile(page))
         self.assertEqual(sorted(n for n in os.listdir(out) if not n.startswith("part-")),
                          ["_job", "manifest.json"])  # nothing else in the output folder

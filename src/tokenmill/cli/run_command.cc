@@ -162,9 +162,11 @@ int RunRun(const RunArgs& args) {
               (unsigned long long)result->totals.examples, (unsigned long long)result->shards,
               FormatBytes(result->bytes_out).c_str(), result->manifest_location.c_str(),
               speed.c_str());
+  // The last line of stdout stays the summary; the report's location goes with the notes.
+  std::fflush(stdout);
   auto report = WriteReport(store_location);
   if (!report.ok()) return ReportError(report.status().WithContext("writing the report"));
-  std::printf("report: %s\n", report->c_str());
+  std::fprintf(stderr, "tokenmill: report: %s\n", report->c_str());
   return kExitOk;
 }
 

@@ -228,7 +228,7 @@ struct Series {
 // Lines over time: values[i] at start_ms + i * step_ms.
 std::string LineChart(const std::vector<Series>& series, int64_t step_ms,
                       const std::string& y_title) {
-  const int width = 660, height = 280, left = 64, right = 12, top = 16, bottom = 48;
+  const int width = 660, height = 280, left = 64, right = 28, top = 16, bottom = 48;
   const int plot_w = width - left - right, plot_h = height - top - bottom;
   std::string svg = "<svg viewBox=\"0 0 " + std::to_string(width) + " " + std::to_string(height) +
                     "\" width=\"" + std::to_string(width) + "\" height=\"" +
@@ -318,10 +318,12 @@ std::string Table(const std::vector<std::string>& header,
 }
 
 // A chart and its numbers, in an element id="chart-<name>".
+// `stacked`: the numbers go under the chart (wide tables) instead of beside it.
 std::string Chart(const std::string& name, const std::string& title, const std::string& note,
-                  const std::string& svg, const std::string& numbers) {
-  return "<figure class=\"chart\" id=\"chart-" + name + "\"><figcaption><h3>" + HtmlEscape(title) +
-         "</h3>" + (note.empty() ? "" : "<p class=\"note\">" + note + "</p>") +
+                  const std::string& svg, const std::string& numbers, bool stacked = false) {
+  return "<figure class=\"chart" + std::string(stacked ? " stacked" : "") + "\" id=\"chart-" +
+         name + "\"><figcaption><h3>" + HtmlEscape(title) + "</h3>" +
+         (note.empty() ? "" : "<p class=\"note\">" + note + "</p>") +
          "</figcaption><div class=\"body\"><div class=\"plot\">" + svg +
          "</div><div class=\"figures\">" + numbers + "</div></div></figure>\n";
 }
@@ -351,8 +353,10 @@ std::string HistogramChart(const std::string& name, const std::string& title,
       "</dd><dt>mean</dt><dd>" + Num(mean) + "</dd><dt>min</dt><dd>" + GroupDigits(h.min()) +
       "</dd><dt>median ≤</dt><dd>" + GroupDigits(h.Quantile(0.5)) + "</dd><dt>p99 ≤</dt><dd>" +
       GroupDigits(h.Quantile(0.99)) + "</dd><dt>max</dt><dd>" + GroupDigits(h.max()) + "</dd></dl>";
+  const std::string scale =
+      " Buckets hold one value each up to 15, then widen with the value (8 per power of two).";
   return Chart(
-      name, title, note, ColumnChart(bars, of_what),
+      name, title, note + scale, ColumnChart(bars, of_what),
       summary + Table({HtmlEscape(unit), HtmlEscape(of_what), "share"}, rows, {false, true, true}));
 }
 
@@ -379,6 +383,7 @@ figure.chart figcaption{margin-bottom:8px}
 .body{display:flex;gap:18px;align-items:flex-start;flex-wrap:wrap}
 .plot{flex:0 0 auto}.plot svg{display:block;max-width:100%;height:auto}
 .figures{flex:1 1 280px;max-height:300px;overflow:auto;min-width:260px}
+.stacked .body{flex-direction:column;align-items:stretch}.stacked .figures{flex:none;max-height:260px}
 table.numbers{border-collapse:collapse;width:100%;font-size:12.5px;font-variant-numeric:tabular-nums}
 table.numbers th{position:sticky;top:0;background:#eef1f4;text-align:left;font-weight:600}
 table.numbers th,table.numbers td{padding:3px 8px;border-bottom:1px solid #eaeef2;white-space:nowrap}
@@ -389,7 +394,8 @@ table.wide td{white-space:normal}
 .progress span{display:block;height:100%}
 .tok{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:#f0f3f6;border-radius:3px;padding:0 3px}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12.5px}
-svg text{font:11px system-ui,sans-serif;fill:#3d444d}
+svg text{font:11px system-ui,"Noto Sans CJK SC","WenQuanYi Zen Hei",sans-serif;fill:#3d444d}
+svg text.label{font-size:12px}
 svg .grid{stroke:#eaeef2}svg .axis{stroke:#8c959f}
 svg .axis-title{font-size:11px;fill:var(--muted)}
 svg .empty{font-size:14px;fill:var(--muted);text-anchor:middle}
@@ -534,7 +540,8 @@ std::string ContentSection(const ReportData& d) {
                BarChart(rows, {"[UNK] %", "truncated %"},
                         [](double v) { return v == 0 ? std::string("0") : Fmt("%.3g%%", v); }),
                Table({"file", "tokens", "[UNK]", "[UNK] rate", "truncated", "truncation rate"},
-                     table, {false, true, true, true, true, true}));
+                     table, {false, true, true, true, true, true}),
+               /*stacked=*/true);
   }
 
   {  // script mix
@@ -675,7 +682,8 @@ std::string FleetSection(const ReportData& d) {
             Duration(static_cast<double>(f.bucket_ms) / 1000.0) + ". " + legend,
         LineChart(series, f.bucket_ms, "MB/s"),
         Table({"worker", "tasks", "input", "busy", "MB/s while busy", "storage retries", "state"},
-              table, {false, true, true, true, true, true, false}));
+              table, {false, true, true, true, true, true, false}),
+        /*stacked=*/true);
   }
   {
     std::vector<Bar> bars;
