@@ -149,24 +149,47 @@ constexpr std::array<CharClass, 128> MakeAsciiTable() {
 }
 constexpr std::array<CharClass, 128> kAscii = MakeAsciiTable();
 
-// Decodes one code point of valid UTF-8 at s[*i] and advances *i; invalid bytes yield U+FFFD.
+// Decodes the code point of the multi-byte UTF-8 sequence at s[*i] and advances *i past it. Text
+// from the readers is valid UTF-8; a byte that does not start a valid sequence yields U+FFFD.
 char32_t NextCodePoint(std::string_view s, size_t* i) {
-  utf8proc_int32_t cp = 0;
-  const utf8proc_ssize_t n =
-      utf8proc_iterate(reinterpret_cast<const utf8proc_uint8_t*>(s.data()) + *i,
-                       static_cast<utf8proc_ssize_t>(s.size() - *i), &cp);
-  if (n <= 0) {
-    *i += 1;
-    return 0xFFFD;
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(*i);
+  const size_t left = s.size() - *i;
+  const auto cont = [&](size_t k) { return (byte(*i + k) & 0xC0) == 0x80; };
+  if (c >= 0xC2 && c <= 0xDF && left >= 2 && cont(1)) {
+    const char32_t cp = (char32_t{c} & 0x1F) << 6 | (byte(*i + 1) & 0x3F);
+    *i += 2;
+    return cp;
   }
-  *i += static_cast<size_t>(n);
-  return static_cast<char32_t>(cp);
+  if (c >= 0xE0 && c <= 0xEF && left >= 3 && cont(1) && cont(2)) {
+    const char32_t cp =
+        (char32_t{c} & 0x0F) << 12 | (byte(*i + 1) & 0x3F) << 6 | (byte(*i + 2) & 0x3F);
+    if (cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF)) {
+      *i += 3;
+      return cp;
+    }
+  }
+  if (c >= 0xF0 && c <= 0xF4 && left >= 4 && cont(1) && cont(2) && cont(3)) {
+    const char32_t cp = (char32_t{c} & 0x07) << 18 | (byte(*i + 1) & 0x3F) << 12 |
+                        (byte(*i + 2) & 0x3F) << 6 | (byte(*i + 3) & 0x3F);
+    if (cp >= 0x10000 && cp <= 0x10FFFF) {
+      *i += 4;
+      return cp;
+    }
+  }
+  *i += 1;
+  return 0xFFFD;
 }
 
 }  // namespace
 
 CharClass ClassifyCodePoint(char32_t cp) {
   if (cp < 128) return kAscii[cp];
+  // The large blocks whose assigned characters are all letters, without a category look-up.
+  if (cp >= 0x4E00 && cp <= 0x9FFF) return CharClass::kHan;
+  if (cp >= 0xAC00 && cp <= 0xD7A3) return CharClass::kHangul;
+  if (cp >= 0x3041 && cp <= 0x3096) return CharClass::kKana;  // Hiragana letters
+  if (cp >= 0x30A1 && cp <= 0x30FA) return CharClass::kKana;  // Katakana letters
   switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
     case UTF8PROC_CATEGORY_ND:
       return CharClass::kDigit;
@@ -350,7 +373,7 @@ void ContentStatsCollector::AddDocument(std::string_view text, uint64_t tokens) 
         line = 0;
         continue;
       }
-      ++chars_[static_cast<int>(kAscii[c])];
+      ++ascii_[c];  // by byte, folded into classes by Finish: fewer dependent increments
       ++line;
       continue;
     }
@@ -381,6 +404,7 @@ ContentStats ContentStatsCollector::Finish(const KindCounters& kind_counters) {
   s.histograms[std::string(kDocumentTokens)] = document_tokens_;
   s.histograms[std::string(kLineChars)] = line_chars_;
   s.chars = chars_;
+  for (int c = 0; c < 128; ++c) s.chars[static_cast<int>(kAscii[c])] += ascii_[c];
   for (uint32_t id = 0; id < token_counts_.size(); ++id) {
     if (token_counts_[id] > 0) s.top_tokens.push_back({id, token_counts_[id]});
   }

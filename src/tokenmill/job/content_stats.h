@@ -147,8 +147,9 @@ class ContentStatsCollector : public TokenObserver {
 
  private:
   Histogram example_tokens_, document_tokens_, line_chars_;
-  std::array<uint64_t, kCharClasses> chars_{};
-  std::vector<uint64_t> token_counts_;  // by id
+  std::array<uint64_t, kCharClasses> chars_{};  // of characters beyond ASCII
+  std::array<uint64_t, 128> ascii_{};           // ASCII characters, by byte
+  std::vector<uint64_t> token_counts_;          // by id
   uint64_t out_of_range_ids_ = 0;
 };
 
