@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 import unittest
 
+import test_jobstore_s3
 import tmtest
 from tmtest import run, write_job
 
@@ -250,6 +251,38 @@ class ReportTest(tmtest.TempDirTest):
         self.assertIn("in progress: 2 of", dom.by_id["job-state"]["text"])
         for key, value in status["totals"].items():
             self.assertEqual(int(dom.by_id["total-" + key]["attrs"]["data-value"]), value, key)
+
+
+class ReportS3Test(test_jobstore_s3.S3Mixin, tmtest.TempDirTest):
+    """The report of a job whose store and output are on S3: read from the bucket, written into
+    it, and written from it to a local file. Needs no browser: the page's text is checked."""
+
+    def test_report_from_and_to_s3(self):
+        out = self.location("out")
+        store = out + "/_job"
+        job = write_job(self.path("s3.toml"), tmtest.sample_inputs(), out, task_size="256KiB")
+        proc = run(["run", job, "--quiet", "--workers", "2"], env=self.env())
+        self.assertIn("tokenmill: report: " + store + "/report.html", proc.stderr)
+        manifest = json.loads(self.fetch_manifest(out))
+        page = test_jobstore_s3.aws("s3", "cp", store + "/report.html", "-").stdout.decode()
+        listing = test_jobstore_s3.aws("s3", "ls", out + "/").stdout.decode()
+        self.assertNotIn("report.html", listing)  # not among the shards
+        local = self.path("local.html")
+        run(["report", store, "--out", local], env=self.env())
+        with open(local) as f:
+            local_page = f.read()
+        self.assertEqual(without_fleet(local_page), without_fleet(page))
+        for text in (page, local_page):
+            dom = Dom(text)
+            for name in CHARTS:
+                self.assertIn("chart-" + name, dom.by_id)
+            for key, value in manifest["totals"].items():
+                self.assertEqual(int(dom.by_id["total-" + key]["attrs"]["data-value"]), value)
+        # And a page written into the bucket by `report --out s3://...`.
+        elsewhere = self.location("pages/job.html")
+        run(["report", store, "--out", elsewhere], env=self.env())
+        copy = test_jobstore_s3.aws("s3", "cp", elsewhere, "-").stdout.decode()
+        self.assertEqual(without_fleet(copy), without_fleet(page))
 
 
 if __name__ == "__main__":

@@ -530,8 +530,8 @@ std::string ContentSection(const ReportData& d) {
                    static_cast<double>(f->stats.tokens))});
     }
     std::string note =
-        "Share of each file's tokens that are [UNK] (no byte fallback in this vocabulary) or "
-        "were cut off by truncation; the worst files first.";
+        "Share of each file's tokens that are [UNK] (byte-level BPE has none: every byte is a "
+        "token) or were cut off by truncation; the worst files first.";
     if (files.size() > kMaxBars) {
       note += " The chart shows the " + std::to_string(kMaxBars) + " worst of " +
               GroupDigits(files.size()) + " files.";
