@@ -388,7 +388,8 @@ table.numbers{border-collapse:collapse;width:100%;font-size:12.5px;font-variant-
 table.numbers th{position:sticky;top:0;background:#eef1f4;text-align:left;font-weight:600}
 table.numbers th,table.numbers td{padding:3px 8px;border-bottom:1px solid #eaeef2;white-space:nowrap}
 table.numbers .n{text-align:right}
-table.wide td{white-space:normal}
+#failures table.numbers td{white-space:normal;overflow-wrap:anywhere;vertical-align:top}
+#failures table.numbers{background:var(--card);border:1px solid var(--line)}
 .note{color:var(--muted);font-size:12.5px;margin:4px 0 0}
 .progress{height:12px;background:#eaeef2;border-radius:6px;overflow:hidden;display:flex;margin:8px 0}
 .progress span{display:block;height:100%}
