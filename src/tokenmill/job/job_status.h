@@ -52,8 +52,8 @@ struct JobStatus {
   bool complete = false;        // every task done
   bool finished = false;        // every task done or failed
   // What the report shows (docs/report.md). Content: determined by the done tasks' input.
-  ContentStats content;          // merged over done tasks, top tokens trimmed to kTopTokens
-  std::vector<FileStats> files;  // in input order
+  ContentStats content;            // merged over done tasks, top tokens trimmed to kTopTokens
+  std::vector<FileStats> files;    // in input order
   std::vector<ShardStats> shards;  // by task, then in the order the task wrote them
   uint64_t bytes_out = 0;          // of those shards
   // Timing-dependent.
