@@ -31,6 +31,7 @@ void AddFinalizeCommand(CLI::App& app, CommandAction* action);
 void AddTokenizeCommand(CLI::App& app, CommandAction* action);
 void AddInspectCommand(CLI::App& app, CommandAction* action);
 void AddLaunchCommand(CLI::App& app, CommandAction* action);
+void AddReportCommand(CLI::App& app, CommandAction* action);
 
 // Prints "tokenmill: error: <message>" (secrets redacted) and returns the exit code for `status`:
 // 1 for failures, 2 for InvalidArgument raised while reading the command line.

@@ -3,6 +3,7 @@
 
 #include "tokenmill/cli/command.h"
 #include "tokenmill/job/finalize.h"
+#include "tokenmill/job/report.h"
 
 namespace tokenmill::cli {
 namespace {
@@ -21,6 +22,10 @@ int RunFinalize(const FinalizeArgs& args) {
               result->bytes_out / 1e6, (unsigned long long)result->totals.documents,
               (unsigned long long)result->totals.tokens,
               (unsigned long long)result->totals.examples);
+  // The report goes into the job store, never the output folder.
+  auto report = WriteReport(args.store);
+  if (!report.ok()) return ReportError(report.status().WithContext("writing the report"));
+  std::printf("report: %s\n", report->c_str());
   return kExitOk;
 }
 

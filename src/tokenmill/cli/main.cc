@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   AddWorkCommand(app, &action);
   AddStatusCommand(app, &action);
   AddFinalizeCommand(app, &action);
+  AddReportCommand(app, &action);
   AddLaunchCommand(app, &action);
   AddTokenizeCommand(app, &action);
   AddInspectCommand(app, &action);

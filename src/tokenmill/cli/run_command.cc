@@ -12,6 +12,7 @@
 #include "tokenmill/job/job_spec.h"
 #include "tokenmill/job/job_status.h"
 #include "tokenmill/job/planner.h"
+#include "tokenmill/job/report.h"
 #include "tokenmill/job/worker.h"
 #include "tokenmill/launch/local_pool.h"
 #include "tokenmill/storage/storage.h"
@@ -129,12 +130,16 @@ int RunRun(const RunArgs& args) {
     if (!st.ok()) return ReportError(st.status());
     if (!st->complete) {
       std::fprintf(stderr, "%s", FormatStatusText(*st).c_str());
+      auto report = WriteReport(store_location);
+      if (report.ok()) std::fprintf(stderr, "tokenmill: report: %s\n", report->c_str());
       std::fprintf(stderr, "tokenmill: the job did not complete (%s); worker logs are in %s\n",
                    summary.ToString().c_str(), pool_options.log_dir.c_str());
       return kExitFailure;
     }
   } else if (!st->complete) {
     std::fprintf(stderr, "%s", FormatStatusText(*st).c_str());
+    auto report = WriteReport(store_location);
+    if (report.ok()) std::fprintf(stderr, "tokenmill: report: %s\n", report->c_str());
     return ReportError(Status::FailedPrecondition(
         "the job finished with failed tasks; fix the inputs and start over with --fresh"));
   }
@@ -157,6 +162,11 @@ int RunRun(const RunArgs& args) {
               (unsigned long long)result->totals.examples, (unsigned long long)result->shards,
               FormatBytes(result->bytes_out).c_str(), result->manifest_location.c_str(),
               speed.c_str());
+  // The last line of stdout stays the summary; the report's location goes with the notes.
+  std::fflush(stdout);
+  auto report = WriteReport(store_location);
+  if (!report.ok()) return ReportError(report.status().WithContext("writing the report"));
+  std::fprintf(stderr, "tokenmill: report: %s\n", report->c_str());
   return kExitOk;
 }
 

@@ -6,6 +6,7 @@
 
 #include "tokenmill/cli/command.h"
 #include "tokenmill/job/job_status.h"
+#include "tokenmill/job/report.h"
 #include "tokenmill/launch/launcher.h"
 #include "tokenmill/storage/storage.h"
 
@@ -28,13 +29,24 @@ int RunStatus(const StatusArgs& args) {
     // What the launchers started, as recorded in the store.
     auto launches = launch::ListLaunchRecords(args.store);
     if (!launches.ok()) return ReportError(launches.status());
+    // Where the report is (written by finalize and `tokenmill report`), if it exists yet.
+    const std::string report = DefaultReportLocation(args.store);
+    const bool have_report = (*store)->Stat(report).ok();
     if (args.json) {
       nlohmann::json j = nlohmann::json::parse(FormatStatusJson(*st));
       j["launches"] = launch::LaunchRecordsToJson(*launches);
+      j["report"] = have_report ? nlohmann::json(report) : nlohmann::json(nullptr);
       std::printf("%s\n", j.dump().c_str());
     } else {
       std::printf("%s%s", FormatStatusText(*st).c_str(),
                   launch::FormatLaunchRecords(*launches).c_str());
+      if (have_report) {
+        std::printf("report: %s (`tokenmill report %s` writes it anew)\n", report.c_str(),
+                    args.store.c_str());
+      } else {
+        std::printf("report: none yet; `tokenmill report %s` writes %s\n", args.store.c_str(),
+                    report.c_str());
+      }
     }
     std::fflush(stdout);
     if (args.watch <= 0 || st->finished) return kExitOk;

@@ -65,6 +65,14 @@ Status ElectraBuilder::AddDocument(std::string_view text, const ExampleSink& sin
 
 Status ElectraBuilder::Finish(const ExampleSink& sink) { return AddLine("", sink); }
 
+KindCounters ElectraBuilder::kind_counters() const {
+  // The random draws of docs/examples.md that shape the examples.
+  return {{"electra.one_segment_examples", stats_.one_segment_hits},
+          {"electra.random_length_targets", stats_.random_target_hits},
+          {"electra.overflow_coin_tosses", stats_.overflow_coin_tosses},
+          {"electra.overflow_coin_heads", stats_.overflow_coin_heads}};
+}
+
 Status ElectraBuilder::AddLine(std::string_view line, const ExampleSink& sink) {
   line = PythonStrip(line);
   if (line.empty() && !buffer_.empty()) return CreateExample(sink);
@@ -77,6 +85,7 @@ Status ElectraBuilder::AddLine(std::string_view line, const ExampleSink& sink) {
     stats_.unk_tokens += static_cast<uint64_t>(
         std::count(buffer_.begin() + static_cast<std::ptrdiff_t>(before), buffer_.end(), *unk_id_));
   }
+  ObserveTokens(std::span<const uint32_t>(buffer_).subspan(before));
   sentence_ends_.push_back(buffer_.size());
   if (buffer_.size() >= target_length_) return CreateExample(sink);
   return Status::Ok();

@@ -39,6 +39,7 @@ class ElectraBuilder : public ExampleBuilder {
   // AddLine(""): flushes the buffered sentences, if any.
   Status Finish(const ExampleSink& sink) override;
   const BuilderStats& stats() const override { return stats_; }
+  KindCounters kind_counters() const override;
 
   // ExampleBuilder.add_line: strips `line`; an empty line flushes a non-empty buffer; otherwise
   // the line's ids are buffered as one sentence and the buffer is flushed once it holds at least

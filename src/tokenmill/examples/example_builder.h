@@ -11,8 +11,11 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "tokenmill/base/status.h"
 #include "tokenmill/examples/example.h"
@@ -78,14 +81,42 @@ struct BuilderStats {
 
 using ExampleSink = std::function<Status(const Example&)>;
 
+// What a builder tells the task statistics (job/content_stats.h, docs/report.md) beyond its
+// BuilderStats: the ids the tokenizer produced, as they are produced. Not thread-safe: one
+// observer per builder.
+class TokenObserver {
+ public:
+  virtual ~TokenObserver() = default;
+  // The ids the tokenizer produced for one piece of text (a line, a sentence or a document),
+  // before truncation and without the special tokens the builder adds.
+  virtual void OnTokens(std::span<const uint32_t> ids) = 0;
+};
+
+// A counter that only one example kind has (e.g. "bert.masked_tokens"), by name: summed over
+// tasks into the statistics without any change to their format.
+using KindCounters = std::vector<std::pair<std::string, uint64_t>>;
+
 class ExampleBuilder {
  public:
   virtual ~ExampleBuilder() = default;
+  // Optional; not owned, must outlive the builder. Builders call OnTokens after each Encode.
+  void set_token_observer(TokenObserver* observer) { observer_ = observer; }
+  // This kind's own counters so far, named "<kind>.<what>". Default: none.
+  virtual KindCounters kind_counters() const { return {}; }
   // Tokenizes one document (text with '\n' between lines) and emits the examples it completes.
   virtual Status AddDocument(std::string_view text, const ExampleSink& sink) = 0;
   // Emits what is still buffered (the end of the input ends a document).
   virtual Status Finish(const ExampleSink& sink) = 0;
   virtual const BuilderStats& stats() const = 0;
+
+ protected:
+  // Tells the observer, if any, about the ids the tokenizer just produced.
+  void ObserveTokens(std::span<const uint32_t> ids) const {
+    if (observer_ != nullptr) observer_->OnTokens(ids);
+  }
+
+ private:
+  TokenObserver* observer_ = nullptr;
 };
 
 // `tokenizer` must outlive the builder. `task_id` seeds the random stream.

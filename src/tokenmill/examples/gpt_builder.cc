@@ -87,6 +87,7 @@ Status GptBuilder::AddDocument(std::string_view text, const ExampleSink& sink) {
     stats_.unk_tokens += static_cast<uint64_t>(
         std::count(ids.begin() + static_cast<std::ptrdiff_t>(begin), ids.end(), *unk_id_));
   }
+  ObserveTokens(std::span<const uint32_t>(ids).subspan(begin));
   if (eod_id_.has_value() && !eod_first_) ids.push_back(*eod_id_);
   example_.num_real_tokens = static_cast<uint32_t>(ids.size());
   ++stats_.examples;

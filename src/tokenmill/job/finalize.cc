@@ -92,6 +92,22 @@ Status MergeShards(Storage& output, const std::string& output_path,
 
 }  // namespace
 
+std::vector<std::pair<std::string, uint64_t>> ManifestTotals(const TaskStats& s, uint64_t shards,
+                                                             uint64_t bytes_out) {
+  return {{"documents", s.documents},
+          {"lines", s.lines},
+          {"tokens", s.tokens},
+          {"unk_tokens", s.unk_tokens},
+          {"examples", s.examples},
+          {"truncated_tokens", s.truncated_tokens},
+          {"dropped_bytes", s.dropped_bytes},
+          {"skipped_records", s.skipped_records},
+          {"empty_documents", s.empty_documents},
+          {"bytes_in", s.bytes_in},
+          {"shards", shards},
+          {"bytes_out", bytes_out}};
+}
+
 StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
                                      const FinalizeOptions& options) {
   TM_ASSIGN_OR_RETURN(Storage * store, StorageFor(store_location));
@@ -126,6 +142,7 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
 
   nlohmann::json shards = nlohmann::json::array();
   FinalizeResult result;
+  ContentStatsSum content;
   std::vector<std::string> megatron_prefixes;
   for (const auto& [t, url] : done_urls) {
     TM_ASSIGN_OR_RETURN(std::string data, store->Read(url));
@@ -149,7 +166,9 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
       }
     }
     result.totals += rec.stats;
+    content.Add(rec.content);
   }
+  result.content = content.Total();
 
   // The manifest holds only what the content determines: no times, hosts, retries, locations.
   nlohmann::json job_spec = nlohmann::json::parse(job.spec_json);
@@ -160,7 +179,10 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
     tokenizer_files.push_back(
         {{"role", f.role}, {"name", f.name}, {"bytes", f.bytes}, {"sha256", f.sha256}});
   }
-  const TaskStats& s = result.totals;
+  nlohmann::json totals = nlohmann::json::object();
+  for (const auto& [key, value] : ManifestTotals(result.totals, result.shards, result.bytes_out)) {
+    totals[key] = value;
+  }
   nlohmann::json manifest = {
       {"tokenmill_version", job.tokenmill_version},
       {"format_version", job.format_version},
@@ -168,19 +190,9 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
       {"tokenizer", {{"digest", job.tokenizer_digest}, {"files", tokenizer_files}}},
       {"tasks", job.task_count},
       {"shards", shards},
-      {"totals",
-       {{"documents", s.documents},
-        {"lines", s.lines},
-        {"tokens", s.tokens},
-        {"unk_tokens", s.unk_tokens},
-        {"examples", s.examples},
-        {"truncated_tokens", s.truncated_tokens},
-        {"dropped_bytes", s.dropped_bytes},
-        {"skipped_records", s.skipped_records},
-        {"empty_documents", s.empty_documents},
-        {"bytes_in", s.bytes_in},
-        {"shards", result.shards},
-        {"bytes_out", result.bytes_out}}}};
+      {"totals", totals},
+      {"content", result.content}};
+  const TaskStats& s = result.totals;
   if (spec.examples.kind == ExampleKind::kGpt) {
     // The BOS and end-of-document ids the examples carry, from the job's copy of the tokenizer.
     std::vector<TokenizerFile> files;

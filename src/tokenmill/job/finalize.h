@@ -3,6 +3,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tokenmill/base/status.h"
 #include "tokenmill/job/protocol.h"
@@ -23,7 +25,13 @@ struct FinalizeResult {
   uint64_t shards = 0;
   uint64_t bytes_out = 0;
   TaskStats totals;
+  ContentStats content;  // merged over every task (the manifest's "content")
 };
+
+// The manifest's "totals" (documents, tokens, examples, ..., shards, bytes_out): exact integers in
+// the order `report` shows them. `status --json` and the report use the same list.
+std::vector<std::pair<std::string, uint64_t>> ManifestTotals(const TaskStats& totals,
+                                                             uint64_t shards, uint64_t bytes_out);
 
 // FailedPrecondition (listing what is missing) if the job is incomplete; DataLoss if a shard is
 // missing or differs in size (or, with `verify`, in sha256) from its done record.

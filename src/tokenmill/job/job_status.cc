@@ -7,6 +7,7 @@
 #include <set>
 
 #include "tokenmill/base/units.h"
+#include "tokenmill/job/finalize.h"
 #include "tokenmill/job/planner.h"
 
 namespace tokenmill {
@@ -45,12 +46,15 @@ StatusReader::StatusReader(Storage* store, std::string store_location)
 StatusOr<JobStatus> StatusReader::Read() {
   if (!have_job_) {
     TM_ASSIGN_OR_RETURN(job_, ReadJobRecord(*store_, paths_));
+    TM_ASSIGN_OR_RETURN(tasks_, ReadTasks(*store_, paths_, job_));
     have_job_ = true;
   }
   JobStatus st;
   st.store = paths_.root();
   st.total = job_.task_count;
   st.input_bytes = job_.input_bytes;
+  st.created_at_ms = job_.created_at_ms;
+  st.job = job_;
 
   // Leases first: a task that finishes while we read is then seen as done, not as leased.
   TM_ASSIGN_OR_RETURN(auto lease_list, store_->List(paths_.LeasesPrefix()));
@@ -65,32 +69,62 @@ StatusOr<JobStatus> StatusReader::Read() {
     if (!done_.count(t)) {
       TM_ASSIGN_OR_RETURN(std::string data, store_->Read(o.url));
       TM_ASSIGN_OR_RETURN(DoneRecord rec, DoneRecordFromJson(data));
+      content_.Add(rec.content);
       done_[t] = std::move(rec);
     }
     st.stats += done_[t].stats;
     last_finish = std::max(last_finish, done_[t].finished_at_ms);
   }
+  // Per file and per shard, in task order (the order of the inputs).
+  FleetInputs fleet;
+  std::map<std::string, size_t> file_index;
+  for (const auto& task : tasks_) {
+    auto [it, added] = file_index.emplace(task.url, st.files.size());
+    if (added) {
+      FileStats file;
+      file.url = task.url;
+      st.files.push_back(std::move(file));
+    }
+    FileStats& file = st.files[it->second];
+    ++file.tasks;
+    auto d = done_.find(task.id);
+    if (d == done_.end() || !done.count(task.id)) continue;
+    ++file.tasks_done;
+    file.stats += d->second.stats;
+    for (const auto& shard : d->second.shards) {
+      st.shards.push_back({task.id, shard});
+      st.bytes_out += shard.bytes;
+    }
+    fleet.done.push_back(&d->second);
+  }
+  st.content = content_.Total();
   for (const auto& o : failed_list) {
     const int64_t t = StorePaths::TaskFromLocation(o.url);
     if (t < 0 || static_cast<uint64_t>(t) >= st.total || done.count(t)) continue;
     failed.insert(t);
     FailedTask f;
     f.task = t;
+    f.file = tasks_[t].url;
+    f.offset = tasks_[t].begin;
     auto data = store_->Read(o.url);
     if (data.ok()) {
       try {
-        f.reason = nlohmann::json::parse(*data).value("reason", "");
+        const nlohmann::json failed_record = nlohmann::json::parse(*data);
+        f.reason = failed_record.value("reason", "");
+        fleet.other_expiries += failed_record.value("expiries", uint64_t{0});
       } catch (...) {
         f.reason = "unreadable failed record";
       }
     }
     st.failures.push_back(std::move(f));
   }
-  if (!st.failures.empty()) {
+  {
     TM_ASSIGN_OR_RETURN(auto errors, store_->List(paths_.ErrorsPrefix()));
+    fleet.error_records = errors.size();
     for (auto& f : st.failures) {
       for (const auto& e : errors) {
         if (StorePaths::TaskFromLocation(e.url) != static_cast<int64_t>(f.task)) continue;
+        ++f.attempts;
         auto data = store_->Read(e.url);
         if (!data.ok()) continue;
         auto rec = ErrorRecordFromJson(*data);
@@ -104,6 +138,7 @@ StatusOr<JobStatus> StatusReader::Read() {
   for (const auto& o : lease_list) {
     const int64_t t = StorePaths::TaskFromLocation(o.url);
     const int64_t a = StorePaths::AttemptFromLocation(o.url);
+    if (t >= 0 && a > 1 && static_cast<uint64_t>(t) < st.total) ++fleet.takeovers;
     if (t < 0 || a < 1 || static_cast<uint64_t>(t) >= st.total || done.count(t) ||
         failed.count(t)) {
       continue;
@@ -120,6 +155,7 @@ StatusOr<JobStatus> StatusReader::Read() {
     if (!data.ok()) continue;
     auto rec = LeaseRecordFromJson(*data);
     if (rec.ok() && rec->state == LeaseState::kLeased && rec->expires_at_ms > now) ++st.leased;
+    if (rec.ok()) fleet.other_expiries += rec->expiries;
   }
   st.done = done.size();
   st.failed = failed.size();
@@ -137,6 +173,8 @@ StatusOr<JobStatus> StatusReader::Read() {
     st.retries += hb->retries;
     st.workers.push_back(std::move(hb).value());
   }
+  fleet.heartbeats = st.workers;
+  st.fleet = ComputeFleet(fleet);
   const double elapsed = (std::max(last_finish, now) - job_.created_at_ms) / 1000.0;
   if (elapsed > 0 && st.stats.bytes_in > 0) {
     st.throughput_bps = st.stats.bytes_in / elapsed;
@@ -224,7 +262,12 @@ std::string FormatStatusJson(const JobStatus& s) {
   j["finished"] = s.finished;
   nlohmann::json failures = nlohmann::json::array();
   for (const auto& f : s.failures) {
-    failures.push_back({{"task", f.task}, {"reason", f.reason}, {"last_error", f.last_error}});
+    failures.push_back({{"task", f.task},
+                        {"reason", f.reason},
+                        {"last_error", f.last_error},
+                        {"file", f.file},
+                        {"offset", f.offset},
+                        {"attempts", f.attempts}});
   }
   j["failures"] = failures;
   nlohmann::json workers = nlohmann::json::array();
@@ -243,6 +286,58 @@ std::string FormatStatusJson(const JobStatus& s) {
                        {"heartbeats", w.heartbeats}});
   }
   j["workers"] = workers;
+  // Every figure of the report (docs/report.md): the manifest's totals over the done tasks, the
+  // content statistics, per file and per shard; then the timing-dependent fleet figures.
+  nlohmann::json totals = nlohmann::json::object();
+  for (const auto& [key, value] : ManifestTotals(s.stats, s.shards.size(), s.bytes_out)) {
+    totals[key] = value;
+  }
+  j["totals"] = totals;
+  j["content"] = s.content;
+  nlohmann::json files = nlohmann::json::array();
+  for (const auto& f : s.files) {
+    files.push_back({{"url", f.url},
+                     {"tasks", f.tasks},
+                     {"tasks_done", f.tasks_done},
+                     {"documents", f.stats.documents},
+                     {"tokens", f.stats.tokens},
+                     {"unk_tokens", f.stats.unk_tokens},
+                     {"truncated_tokens", f.stats.truncated_tokens},
+                     {"examples", f.stats.examples},
+                     {"dropped_bytes", f.stats.dropped_bytes},
+                     {"bytes_in", f.stats.bytes_in}});
+  }
+  j["files"] = files;
+  nlohmann::json shards = nlohmann::json::array();
+  for (const auto& sh : s.shards) {
+    shards.push_back({{"name", sh.shard.name},
+                      {"task", sh.task},
+                      {"bytes", sh.shard.bytes},
+                      {"examples", sh.shard.examples},
+                      {"tokens", sh.shard.tokens}});
+  }
+  j["shards"] = shards;
+  const FleetStats& f = s.fleet;
+  nlohmann::json fleet_workers = nlohmann::json::array();
+  for (const auto& w : f.workers) {
+    fleet_workers.push_back({{"id", w.id},
+                             {"host", w.host},
+                             {"tasks", w.tasks},
+                             {"bytes_in", w.bytes_in},
+                             {"busy_ms", w.busy_ms},
+                             {"storage_retries", w.storage_retries},
+                             {"exited", w.exited},
+                             {"mb_per_s", w.mb_per_s}});
+  }
+  j["fleet"] = {{"task_ms", f.task_ms},
+                {"retried_tasks", f.retried_tasks},
+                {"failed_attempts", f.failed_attempts},
+                {"takeovers", f.takeovers},
+                {"expiries", f.expiries},
+                {"storage_retries", f.storage_retries},
+                {"start_ms", f.start_ms},
+                {"bucket_ms", f.bucket_ms},
+                {"workers", fleet_workers}};
   return j.dump();
 }
 

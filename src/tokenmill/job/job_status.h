@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "tokenmill/base/status.h"
+#include "tokenmill/job/content_stats.h"
+#include "tokenmill/job/fleet_stats.h"
 #include "tokenmill/job/protocol.h"
 #include "tokenmill/storage/storage.h"
 
@@ -18,6 +20,22 @@ struct FailedTask {
   uint64_t task = 0;
   std::string reason;
   std::string last_error;  // message of the last error record, naming file and offset
+  std::string file;        // the task's input and where the task begins in it
+  uint64_t offset = 0;
+  uint64_t attempts = 0;  // error records of the task
+};
+
+// The done tasks of one input file (a file is cut into one or more tasks).
+struct FileStats {
+  std::string url;
+  uint64_t tasks = 0, tasks_done = 0;
+  TaskStats stats;  // sum over its done tasks
+};
+
+// A shard listed by a done record, with the task that wrote it.
+struct ShardStats {
+  uint64_t task = 0;
+  ShardEntry shard;
 };
 
 struct JobStatus {
@@ -33,6 +51,15 @@ struct JobStatus {
   std::vector<FailedTask> failures;
   bool complete = false;        // every task done
   bool finished = false;        // every task done or failed
+  // What the report shows (docs/report.md). Content: determined by the done tasks' input.
+  ContentStats content;            // merged over done tasks, top tokens trimmed to kTopTokens
+  std::vector<FileStats> files;    // in input order
+  std::vector<ShardStats> shards;  // by task, then in the order the task wrote them
+  uint64_t bytes_out = 0;          // of those shards
+  // Timing-dependent.
+  FleetStats fleet;
+  int64_t created_at_ms = 0;  // when the job was planned
+  JobRecord job;
 };
 
 class StatusReader {
@@ -45,13 +72,16 @@ class StatusReader {
   StorePaths paths_;
   bool have_job_ = false;
   JobRecord job_;
+  std::vector<TaskDef> tasks_;
   std::map<uint64_t, DoneRecord> done_;
+  ContentStatsSum content_;  // of every record in done_
 };
 
 // Human-readable report (several lines).
 std::string FormatStatusText(const JobStatus& status);
 // One JSON object: {"tasks": {"total","pending","leased","done","failed"}, "documents",
-// "tokens", "examples", "bytes_in", "complete", ...}.
+// "tokens", "examples", "bytes_in", "complete", ..., "totals" (as the manifest's), "content",
+// "files", "shards", "fleet"}: every figure the report shows (docs/report.md).
 std::string FormatStatusJson(const JobStatus& status);
 // One line for progress displays: "tasks 12/40 | 35.2 MB | 1.2 M tok/s | ETA 0:42".
 std::string FormatProgressLine(const JobStatus& status, double tokens_per_second);

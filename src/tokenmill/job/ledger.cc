@@ -31,6 +31,13 @@ std::vector<uint64_t> Ledger::Held() const {
   return out;
 }
 
+std::optional<LeaseRecord> Ledger::HeldLeaseRecord(uint64_t task) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = held_.find(task);
+  if (it == held_.end()) return std::nullopt;
+  return it->second.record;
+}
+
 bool Ledger::Lost(uint64_t task) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = held_.find(task);

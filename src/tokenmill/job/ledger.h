@@ -84,6 +84,8 @@ class Ledger {
 
   // Tasks currently held by this ledger.
   std::vector<uint64_t> Held() const;
+  // The lease this ledger holds on `task` (attempt, failures and expiries so far), if any.
+  std::optional<LeaseRecord> HeldLeaseRecord(uint64_t task) const;
 
   LedgerCounters counters() const;
   const std::string& holder() const { return holder_; }

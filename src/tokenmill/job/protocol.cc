@@ -25,7 +25,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TaskStats, documents, lines, tok
                                                 masked_as_random, masked_words, random_next)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ShardEntry, name, bytes, sha256, examples, tokens)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DoneRecord, task, holder, attempt, shards, stats,
-                                                elapsed_ms, finished_at_ms)
+                                                content, elapsed_ms, finished_at_ms, failures,
+                                                expiries)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ErrorRecord, task, attempt, holder, message, file,
                                                 offset, at_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerHeartbeat, id, host, pid, threads,

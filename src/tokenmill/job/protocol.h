@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tokenmill/base/status.h"
+#include "tokenmill/job/content_stats.h"
 
 namespace tokenmill {
 
@@ -127,8 +128,13 @@ struct DoneRecord {
   uint32_t attempt = 0;
   std::vector<ShardEntry> shards;
   TaskStats stats;
+  ContentStats content;  // determined by the task's input (docs/report.md)
+  // Fleet figures (timing-dependent): run time of this attempt, when it ended, and the failed
+  // attempts and lease expiries the task had before it (from its lease).
   int64_t elapsed_ms = 0;
   int64_t finished_at_ms = 0;
+  uint32_t failures = 0;
+  uint32_t expiries = 0;
 };
 
 struct ErrorRecord {

@@ -46,6 +46,34 @@ TEST(Records, RoundTrip) {
   EXPECT_EQ(LeaseRecordFromJson("{not json").status().code(), StatusCode::kDataLoss);
 }
 
+TEST(Records, DoneRecordCarriesContentAndFleetFigures) {
+  DoneRecord d;
+  d.task = 7;
+  ContentStatsCollector c(10);
+  c.AddDocument("abc 中", 3);
+  const uint32_t ids[] = {1, 1, 2};
+  c.OnTokens(ids);
+  c.AddExample(5);
+  d.content = c.Finish({{"bert.masked_tokens", 2}});
+  d.failures = 1;
+  d.expiries = 2;
+  auto back = DoneRecordFromJson(ToJson(d));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(back->content, d.content);
+  EXPECT_EQ(back->failures, 1u);
+  EXPECT_EQ(back->expiries, 2u);
+  // A record written before content statistics existed still reads, with none.
+  auto old = DoneRecordFromJson(R"({"task":3,"holder":"h","attempt":1,"shards":[],)"
+                                R"("stats":{"tokens":9},"elapsed_ms":5,"finished_at_ms":6})");
+  ASSERT_TRUE(old.ok()) << old.status().ToString();
+  EXPECT_EQ(old->content.tasks, 0u);
+  EXPECT_EQ(old->stats.tokens, 9u);
+  // Malformed statistics make the record malformed, naming it.
+  auto bad = DoneRecordFromJson(R"({"task":3,"content":{"histograms":{"x":{"count":1}}}})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("done"), std::string::npos);
+}
+
 TEST(TaskStats, Sum) {
   TaskStats a, b;
   a.tokens = 5;

@@ -35,14 +35,21 @@ StatusOr<TaskResult> RunTask(const JobSpec& spec, const Tokenizer& tokenizer, co
   writer_options.eod_id = tokenizer.specials().eod.value_or(0);
   TM_ASSIGN_OR_RETURN(auto writer, CreateShardWriter(writer_options));
 
-  const ExampleSink sink = [&](const Example& e) { return writer->Add(e); };
+  ContentStatsCollector content(tokenizer.vocab_size());
+  builder->set_token_observer(&content);
+  const ExampleSink sink = [&](const Example& e) {
+    content.AddExample(e.num_real_tokens);
+    return writer->Add(e);
+  };
   auto run = [&]() -> Status {
     Document doc;
     uint64_t n = 0;
     for (;;) {
       TM_ASSIGN_OR_RETURN(bool more, reader->Next(&doc));
       if (!more) break;
+      const uint64_t tokens_before = builder->stats().tokens;
       TM_RETURN_IF_ERROR(builder->AddDocument(doc.text, sink));
+      content.AddDocument(doc.text, builder->stats().tokens - tokens_before);
       if ((++n & 63) == 0) {
         if (cancelled && cancelled()) return Status::Cancelled("task stopped");
         if (progress) progress(reader->stats().bytes_in);
@@ -77,6 +84,7 @@ StatusOr<TaskResult> RunTask(const JobSpec& spec, const Tokenizer& tokenizer, co
   result.stats.skipped_records = rs.skipped_records;
   result.stats.empty_documents = rs.empty_documents;
   result.stats.bytes_in = task.end - task.begin;  // raw bytes of the task: deterministic
+  result.content = content.Finish(builder->kind_counters());
   return result;
 }
 

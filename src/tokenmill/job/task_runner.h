@@ -19,6 +19,7 @@ namespace tokenmill {
 struct TaskResult {
   std::vector<ShardFile> shards;  // in order, in the scratch folder
   TaskStats stats;
+  ContentStats content;
 };
 
 // Returns true when the task must stop (signal, lost lease); checked between documents.

@@ -216,6 +216,11 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
     done.holder = worker_id;
     done.attempt = attempt;
     done.stats = result->stats;
+    done.content = std::move(result->content);
+    if (auto lease = ledger.HeldLeaseRecord(t)) {
+      done.failures = lease->failures;
+      done.expiries = lease->expiries;
+    }
     for (const auto& shard : result->shards) {
       Status s = output->WriteFile(JoinPath(spec.output.path, shard.name), shard.local_path);
       if (!s.ok()) {

@@ -1,0 +1,420 @@
+#include "tokenmill/job/content_stats.h"
+
+#include <utf8proc.h>
+
+#include <algorithm>
+#include <bit>
+#include <nlohmann/json.hpp>
+
+namespace tokenmill {
+
+int Histogram::BucketOf(uint64_t v) {
+  if (v < 16) return static_cast<int>(v);
+  const int e = std::bit_width(v) - 1;  // 2^e <= v < 2^(e+1), e >= 4
+  const int sub = static_cast<int>((v >> (e - 3)) & 7);
+  return 16 + (e - 4) * 8 + sub;
+}
+
+uint64_t Histogram::BucketLow(int b) {
+  if (b < 16) return static_cast<uint64_t>(b);
+  const int e = 4 + (b - 16) / 8;
+  const uint64_t sub = static_cast<uint64_t>((b - 16) % 8);
+  return (8 + sub) << (e - 3);
+}
+
+uint64_t Histogram::BucketHigh(int b) {
+  if (b < 16) return static_cast<uint64_t>(b);
+  const int e = 4 + (b - 16) / 8;
+  return BucketLow(b) + ((uint64_t{1} << (e - 3)) - 1);
+}
+
+void Histogram::Add(uint64_t value, uint64_t times) {
+  if (times == 0) return;
+  if (count_ == 0 || value < min_) min_ = value;
+  max_ = std::max(max_, value);
+  count_ += times;
+  sum_ += value * times;
+  buckets_[BucketOf(value)] += times;
+}
+
+void Histogram::Merge(const Histogram& o) {
+  if (o.count_ == 0) return;
+  if (count_ == 0 || o.min_ < min_) min_ = o.min_;
+  max_ = std::max(max_, o.max_);
+  count_ += o.count_;
+  sum_ += o.sum_;
+  for (const auto& [b, n] : o.buckets_) buckets_[b] += n;
+}
+
+std::vector<Histogram::Bucket> Histogram::Buckets() const {
+  std::vector<Bucket> out;
+  if (buckets_.empty()) return out;
+  const int first = buckets_.begin()->first;
+  const int last = buckets_.rbegin()->first;
+  for (int b = first; b <= last; ++b) {
+    auto it = buckets_.find(b);
+    out.push_back({BucketLow(b), BucketHigh(b), it == buckets_.end() ? 0 : it->second});
+  }
+  return out;
+}
+
+uint64_t Histogram::Quantile(double q) const {
+  if (count_ == 0) return 0;
+  const double target = q * static_cast<double>(count_);
+  uint64_t seen = 0;
+  for (const auto& [b, n] : buckets_) {
+    seen += n;
+    if (static_cast<double>(seen) >= target) return std::min(BucketHigh(b), max_);
+  }
+  return max_;
+}
+
+std::string_view CharClassName(CharClass c) {
+  switch (c) {
+    case CharClass::kHan:
+      return "han";
+    case CharClass::kLatin:
+      return "latin";
+    case CharClass::kKana:
+      return "kana";
+    case CharClass::kHangul:
+      return "hangul";
+    case CharClass::kCyrillic:
+      return "cyrillic";
+    case CharClass::kArabic:
+      return "arabic";
+    case CharClass::kDigit:
+      return "digits";
+    case CharClass::kWhitespace:
+      return "whitespace";
+    case CharClass::kPunctuation:
+      return "punctuation";
+    case CharClass::kOther:
+      return "other";
+  }
+  return "other";
+}
+
+namespace {
+
+struct Range {
+  char32_t first, last;
+  CharClass cls;
+};
+
+// Unicode blocks of the scripts (Unicode 15.1 Blocks.txt); digits, whitespace and punctuation
+// are decided by the general category first, so the digits of a script's block count as digits.
+constexpr Range kScriptRanges[] = {
+    {0x0041, 0x005A, CharClass::kLatin},    {0x0061, 0x007A, CharClass::kLatin},
+    {0x00AA, 0x00AA, CharClass::kLatin},    {0x00BA, 0x00BA, CharClass::kLatin},
+    {0x00C0, 0x024F, CharClass::kLatin},    {0x0250, 0x02AF, CharClass::kLatin},
+    {0x0400, 0x052F, CharClass::kCyrillic}, {0x0600, 0x06FF, CharClass::kArabic},
+    {0x0750, 0x077F, CharClass::kArabic},   {0x0870, 0x08FF, CharClass::kArabic},
+    {0x1100, 0x11FF, CharClass::kHangul},   {0x1C80, 0x1C8F, CharClass::kCyrillic},
+    {0x1D00, 0x1D7F, CharClass::kLatin},    {0x1E00, 0x1EFF, CharClass::kLatin},
+    {0x2C60, 0x2C7F, CharClass::kLatin},    {0x2DE0, 0x2DFF, CharClass::kCyrillic},
+    {0x2E80, 0x2FDF, CharClass::kHan},      {0x3005, 0x3005, CharClass::kHan},
+    {0x3007, 0x3007, CharClass::kHan},      {0x3021, 0x3029, CharClass::kHan},
+    {0x3038, 0x303B, CharClass::kHan},      {0x3040, 0x30FF, CharClass::kKana},
+    {0x3130, 0x318F, CharClass::kHangul},   {0x31F0, 0x31FF, CharClass::kKana},
+    {0x3400, 0x4DBF, CharClass::kHan},      {0x4E00, 0x9FFF, CharClass::kHan},
+    {0xA640, 0xA69F, CharClass::kCyrillic}, {0xA720, 0xA7FF, CharClass::kLatin},
+    {0xA960, 0xA97F, CharClass::kHangul},   {0xAB30, 0xAB6F, CharClass::kLatin},
+    {0xAC00, 0xD7FF, CharClass::kHangul},   {0xF900, 0xFAFF, CharClass::kHan},
+    {0xFB00, 0xFB06, CharClass::kLatin},    {0xFB50, 0xFDFF, CharClass::kArabic},
+    {0xFE70, 0xFEFF, CharClass::kArabic},   {0xFF21, 0xFF3A, CharClass::kLatin},
+    {0xFF41, 0xFF5A, CharClass::kLatin},    {0xFF66, 0xFF9F, CharClass::kKana},
+    {0xFFA0, 0xFFDC, CharClass::kHangul},   {0x1AFF0, 0x1B16F, CharClass::kKana},
+    {0x1EE00, 0x1EEFF, CharClass::kArabic}, {0x20000, 0x323AF, CharClass::kHan},
+};
+
+// ASCII, looked up per byte.
+constexpr std::array<CharClass, 128> MakeAsciiTable() {
+  std::array<CharClass, 128> t{};
+  for (int c = 0; c < 128; ++c) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
+      t[c] = CharClass::kLatin;
+    } else if (c >= '0' && c <= '9') {
+      t[c] = CharClass::kDigit;
+    } else if (c == ' ' || (c >= 0x09 && c <= 0x0D)) {
+      t[c] = CharClass::kWhitespace;
+    } else if ((c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) ||
+               (c >= 0x7B && c <= 0x7E)) {
+      t[c] = CharClass::kPunctuation;  // ASCII punctuation and symbols, as BERT treats them
+    } else {
+      t[c] = CharClass::kOther;  // control characters
+    }
+  }
+  return t;
+}
+constexpr std::array<CharClass, 128> kAscii = MakeAsciiTable();
+
+// Decodes the code point of the multi-byte UTF-8 sequence at s[*i] and advances *i past it. Text
+// from the readers is valid UTF-8; a byte that does not start a valid sequence yields U+FFFD.
+char32_t NextCodePoint(std::string_view s, size_t* i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(*i);
+  const size_t left = s.size() - *i;
+  const auto cont = [&](size_t k) { return (byte(*i + k) & 0xC0) == 0x80; };
+  if (c >= 0xC2 && c <= 0xDF && left >= 2 && cont(1)) {
+    const char32_t cp = (char32_t{c} & 0x1F) << 6 | (byte(*i + 1) & 0x3F);
+    *i += 2;
+    return cp;
+  }
+  if (c >= 0xE0 && c <= 0xEF && left >= 3 && cont(1) && cont(2)) {
+    const char32_t cp =
+        (char32_t{c} & 0x0F) << 12 | (byte(*i + 1) & 0x3F) << 6 | (byte(*i + 2) & 0x3F);
+    if (cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF)) {
+      *i += 3;
+      return cp;
+    }
+  }
+  if (c >= 0xF0 && c <= 0xF4 && left >= 4 && cont(1) && cont(2) && cont(3)) {
+    const char32_t cp = (char32_t{c} & 0x07) << 18 | (byte(*i + 1) & 0x3F) << 12 |
+                        (byte(*i + 2) & 0x3F) << 6 | (byte(*i + 3) & 0x3F);
+    if (cp >= 0x10000 && cp <= 0x10FFFF) {
+      *i += 4;
+      return cp;
+    }
+  }
+  *i += 1;
+  return 0xFFFD;
+}
+
+}  // namespace
+
+CharClass ClassifyCodePoint(char32_t cp) {
+  if (cp < 128) return kAscii[cp];
+  // The large blocks whose assigned characters are all letters, without a category look-up.
+  if (cp >= 0x4E00 && cp <= 0x9FFF) return CharClass::kHan;
+  if (cp >= 0xAC00 && cp <= 0xD7A3) return CharClass::kHangul;
+  if (cp >= 0x3041 && cp <= 0x3096) return CharClass::kKana;  // Hiragana letters
+  if (cp >= 0x30A1 && cp <= 0x30FA) return CharClass::kKana;  // Katakana letters
+  switch (utf8proc_category(static_cast<utf8proc_int32_t>(cp))) {
+    case UTF8PROC_CATEGORY_ND:
+      return CharClass::kDigit;
+    case UTF8PROC_CATEGORY_ZS:
+    case UTF8PROC_CATEGORY_ZL:
+    case UTF8PROC_CATEGORY_ZP:
+      return CharClass::kWhitespace;
+    case UTF8PROC_CATEGORY_PC:
+    case UTF8PROC_CATEGORY_PD:
+    case UTF8PROC_CATEGORY_PS:
+    case UTF8PROC_CATEGORY_PE:
+    case UTF8PROC_CATEGORY_PI:
+    case UTF8PROC_CATEGORY_PF:
+    case UTF8PROC_CATEGORY_PO:
+      return CharClass::kPunctuation;
+    default:
+      break;
+  }
+  if (cp == 0x0085) return CharClass::kWhitespace;  // NEL, a Cc that splits lines
+  const Range* end = std::end(kScriptRanges);
+  const Range* it = std::upper_bound(std::begin(kScriptRanges), end, cp,
+                                     [](char32_t v, const Range& r) { return v < r.first; });
+  if (it != std::begin(kScriptRanges)) {
+    --it;
+    if (cp <= it->last) return it->cls;
+  }
+  return CharClass::kOther;
+}
+
+namespace {
+
+bool ByCount(const TokenCount& a, const TokenCount& b) {
+  return a.count != b.count ? a.count > b.count : a.id < b.id;
+}
+
+}  // namespace
+
+void ContentStats::Merge(const ContentStats& o) {
+  tasks += o.tasks;
+  for (const auto& [name, h] : o.histograms) histograms[name].Merge(h);
+  for (int c = 0; c < kCharClasses; ++c) chars[c] += o.chars[c];
+  for (const auto& [name, v] : o.counters) counters[name] += v;
+  if (!o.top_tokens.empty()) {
+    std::map<uint32_t, uint64_t> sum;
+    for (const auto& t : top_tokens) sum[t.id] += t.count;
+    for (const auto& t : o.top_tokens) sum[t.id] += t.count;
+    top_tokens.clear();
+    for (const auto& [id, n] : sum) top_tokens.push_back({id, n});
+    std::sort(top_tokens.begin(), top_tokens.end(), ByCount);
+  }
+}
+
+void ContentStatsSum::Add(const ContentStats& s) {
+  ContentStats rest = s;
+  rest.top_tokens.clear();
+  sum_.Merge(rest);
+  for (const auto& t : s.top_tokens) tokens_[t.id] += t.count;
+}
+
+ContentStats ContentStatsSum::Total() const {
+  ContentStats total = sum_;
+  std::vector<TokenCount> all;
+  all.reserve(tokens_.size());
+  for (const auto& [id, n] : tokens_) all.push_back({id, n});
+  const size_t k = std::min(kTopTokens, all.size());
+  std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all.end(), ByCount);
+  all.resize(k);
+  total.top_tokens = std::move(all);
+  return total;
+}
+
+void ContentStats::Trim() {
+  if (top_tokens.size() > kTopTokens) top_tokens.resize(kTopTokens);
+}
+
+const Histogram& ContentStats::histogram(std::string_view name) const {
+  static const Histogram kEmpty;
+  auto it = histograms.find(name);
+  return it == histograms.end() ? kEmpty : it->second;
+}
+
+void to_json(nlohmann::json& j, const Histogram& h) {
+  nlohmann::json buckets = nlohmann::json::array();
+  for (const auto& b : h.Buckets()) {
+    if (b.count > 0) buckets.push_back({b.low, b.count});
+  }
+  j = {{"count", h.count()},
+       {"sum", h.sum()},
+       {"min", h.min()},
+       {"max", h.max()},
+       {"buckets", buckets}};
+}
+
+void from_json(const nlohmann::json& j, Histogram& h) {
+  h = Histogram();
+  h.count_ = j.at("count").get<uint64_t>();
+  h.sum_ = j.at("sum").get<uint64_t>();
+  h.min_ = j.at("min").get<uint64_t>();
+  h.max_ = j.at("max").get<uint64_t>();
+  uint64_t total = 0;
+  for (const auto& b : j.at("buckets")) {
+    const uint64_t low = b.at(0).get<uint64_t>();
+    const uint64_t n = b.at(1).get<uint64_t>();
+    const int bucket = Histogram::BucketOf(low);
+    if (Histogram::BucketLow(bucket) != low) {
+      throw std::invalid_argument("histogram bucket " + std::to_string(low) +
+                                  " is not a bucket's lower bound");
+    }
+    h.buckets_[bucket] += n;
+    total += n;
+  }
+  if (total != h.count_) {
+    throw std::invalid_argument("histogram buckets hold " + std::to_string(total) +
+                                " values but count is " + std::to_string(h.count_));
+  }
+}
+
+void to_json(nlohmann::json& j, const ContentStats& s) {
+  nlohmann::json histograms = nlohmann::json::object();
+  for (const auto& [name, h] : s.histograms) histograms[name] = h;
+  nlohmann::json chars = nlohmann::json::object();
+  for (int c = 0; c < kCharClasses; ++c) {
+    chars[std::string(CharClassName(static_cast<CharClass>(c)))] = s.chars[c];
+  }
+  nlohmann::json top = nlohmann::json::array();
+  for (const auto& t : s.top_tokens) top.push_back({t.id, t.count});
+  nlohmann::json counters = nlohmann::json::object();
+  for (const auto& [name, v] : s.counters) counters[name] = v;
+  j = {{"tasks", s.tasks},
+       {"histograms", histograms},
+       {"chars", chars},
+       {"top_tokens", top},
+       {"counters", counters}};
+}
+
+void from_json(const nlohmann::json& j, ContentStats& s) {
+  s = ContentStats();
+  s.tasks = j.value("tasks", uint64_t{0});
+  if (j.contains("histograms")) {
+    for (const auto& [name, h] : j.at("histograms").items())
+      s.histograms[name] = h.get<Histogram>();
+  }
+  if (j.contains("chars")) {
+    const auto& chars = j.at("chars");
+    for (int c = 0; c < kCharClasses; ++c) {
+      s.chars[c] = chars.value(std::string(CharClassName(static_cast<CharClass>(c))), uint64_t{0});
+    }
+  }
+  if (j.contains("top_tokens")) {
+    for (const auto& t : j.at("top_tokens")) {
+      s.top_tokens.push_back({t.at(0).get<uint32_t>(), t.at(1).get<uint64_t>()});
+    }
+  }
+  if (j.contains("counters")) {
+    for (const auto& [name, v] : j.at("counters").items()) s.counters[name] = v.get<uint64_t>();
+  }
+}
+
+std::string ToJson(const ContentStats& s) { return nlohmann::json(s).dump(); }
+
+StatusOr<ContentStats> ContentStatsFromJson(std::string_view json) {
+  try {
+    return nlohmann::json::parse(json).get<ContentStats>();
+  } catch (const std::exception& e) {
+    return Status::DataLoss(std::string("malformed content statistics: ") + e.what());
+  }
+}
+
+ContentStatsCollector::ContentStatsCollector(uint32_t vocab_size) : token_counts_(vocab_size, 0) {}
+
+void ContentStatsCollector::AddDocument(std::string_view text, uint64_t tokens) {
+  document_tokens_.Add(tokens);
+  uint64_t line = 0;
+  size_t i = 0;
+  while (i < text.size()) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c < 128) {
+      ++i;
+      if (c == '\n') {
+        if (line > 0) line_chars_.Add(line);
+        line = 0;
+        continue;
+      }
+      ++ascii_[c];  // by byte, folded into classes by Finish: fewer dependent increments
+      ++line;
+      continue;
+    }
+    const char32_t cp = NextCodePoint(text, &i);
+    ++chars_[static_cast<int>(ClassifyCodePoint(cp))];
+    ++line;
+  }
+  if (line > 0) line_chars_.Add(line);
+}
+
+void ContentStatsCollector::AddExample(uint64_t real_tokens) { example_tokens_.Add(real_tokens); }
+
+void ContentStatsCollector::OnTokens(std::span<const uint32_t> ids) {
+  const size_t n = token_counts_.size();
+  for (const uint32_t id : ids) {
+    if (id < n) {
+      ++token_counts_[id];
+    } else {
+      ++out_of_range_ids_;
+    }
+  }
+}
+
+ContentStats ContentStatsCollector::Finish(const KindCounters& kind_counters) {
+  ContentStats s;
+  s.tasks = 1;
+  s.histograms[std::string(kExampleTokens)] = example_tokens_;
+  s.histograms[std::string(kDocumentTokens)] = document_tokens_;
+  s.histograms[std::string(kLineChars)] = line_chars_;
+  s.chars = chars_;
+  for (int c = 0; c < 128; ++c) s.chars[static_cast<int>(kAscii[c])] += ascii_[c];
+  for (uint32_t id = 0; id < token_counts_.size(); ++id) {
+    if (token_counts_[id] > 0) s.top_tokens.push_back({id, token_counts_[id]});
+  }
+  const size_t k = std::min(kTopTokens, s.top_tokens.size());
+  std::partial_sort(s.top_tokens.begin(), s.top_tokens.begin() + static_cast<std::ptrdiff_t>(k),
+                    s.top_tokens.end(), ByCount);
+  s.top_tokens.resize(k);
+  for (const auto& [name, v] : kind_counters) s.counters[name] += v;
+  if (out_of_range_ids_ > 0) s.counters["ids_beyond_vocab"] = out_of_range_ids_;
+  return s;
+}
+
+}  // namespace tokenmill

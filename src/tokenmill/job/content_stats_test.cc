@@ -1,0 +1,176 @@
+#include "tokenmill/job/content_stats.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <random>
+
+namespace tokenmill {
+namespace {
+
+TEST(HistogramTest, BucketsAreContiguousAndCoverEveryValue) {
+  EXPECT_EQ(Histogram::BucketOf(0), 0);
+  EXPECT_EQ(Histogram::BucketOf(15), 15);
+  EXPECT_EQ(Histogram::BucketOf(16), 16);
+  EXPECT_EQ(Histogram::BucketLow(16), 16u);
+  EXPECT_EQ(Histogram::BucketHigh(16), 17u);
+  EXPECT_EQ(Histogram::BucketOf(UINT64_MAX), Histogram::kBuckets - 1);
+  EXPECT_EQ(Histogram::BucketHigh(Histogram::kBuckets - 1), UINT64_MAX);
+  for (int b = 0; b + 1 < Histogram::kBuckets; ++b) {
+    ASSERT_EQ(Histogram::BucketHigh(b) + 1, Histogram::BucketLow(b + 1)) << b;
+    ASSERT_EQ(Histogram::BucketOf(Histogram::BucketLow(b)), b);
+    ASSERT_EQ(Histogram::BucketOf(Histogram::BucketHigh(b)), b);
+  }
+  // 128 real tokens (a full ELECTRA example) share a bucket with 128..143.
+  EXPECT_EQ(Histogram::BucketLow(Histogram::BucketOf(128)), 128u);
+  EXPECT_EQ(Histogram::BucketHigh(Histogram::BucketOf(128)), 143u);
+}
+
+TEST(HistogramTest, AddMergeAndQuantiles) {
+  Histogram a, b, all;
+  for (uint64_t v = 0; v < 1000; ++v) {
+    (v % 3 ? a : b).Add(v);
+    all.Add(v);
+  }
+  Histogram merged = a;
+  merged.Merge(b);
+  EXPECT_EQ(merged, all);
+  EXPECT_EQ(all.count(), 1000u);
+  EXPECT_EQ(all.sum(), 999u * 1000 / 2);
+  EXPECT_EQ(all.min(), 0u);
+  EXPECT_EQ(all.max(), 999u);
+  const uint64_t median = all.Quantile(0.5);
+  EXPECT_GE(median, 499u);
+  EXPECT_LE(median, 499u + 499u / 8);
+  EXPECT_EQ(all.Quantile(1.0), 999u);
+  uint64_t total = 0;
+  for (const auto& bucket : all.Buckets()) total += bucket.count;
+  EXPECT_EQ(total, 1000u);
+  EXPECT_EQ(Histogram().Quantile(0.5), 0u);
+}
+
+TEST(CharClassTest, Scripts) {
+  EXPECT_EQ(ClassifyCodePoint(U'a'), CharClass::kLatin);
+  EXPECT_EQ(ClassifyCodePoint(U'é'), CharClass::kLatin);
+  EXPECT_EQ(ClassifyCodePoint(U'中'), CharClass::kHan);
+  EXPECT_EQ(ClassifyCodePoint(0x20000), CharClass::kHan);
+  EXPECT_EQ(ClassifyCodePoint(U'か'), CharClass::kKana);
+  EXPECT_EQ(ClassifyCodePoint(U'カ'), CharClass::kKana);
+  EXPECT_EQ(ClassifyCodePoint(U'ー'), CharClass::kKana);
+  EXPECT_EQ(ClassifyCodePoint(U'한'), CharClass::kHangul);
+  EXPECT_EQ(ClassifyCodePoint(U'Ж'), CharClass::kCyrillic);
+  EXPECT_EQ(ClassifyCodePoint(U'ب'), CharClass::kArabic);
+  EXPECT_EQ(ClassifyCodePoint(U'7'), CharClass::kDigit);
+  EXPECT_EQ(ClassifyCodePoint(0x0663), CharClass::kDigit);  // ARABIC-INDIC DIGIT THREE
+  EXPECT_EQ(ClassifyCodePoint(0xFF15), CharClass::kDigit);  // FULLWIDTH DIGIT FIVE
+  EXPECT_EQ(ClassifyCodePoint(U' '), CharClass::kWhitespace);
+  EXPECT_EQ(ClassifyCodePoint(0x3000), CharClass::kWhitespace);  // IDEOGRAPHIC SPACE
+  EXPECT_EQ(ClassifyCodePoint(U'。'), CharClass::kPunctuation);
+  EXPECT_EQ(ClassifyCodePoint(U'，'), CharClass::kPunctuation);
+  EXPECT_EQ(ClassifyCodePoint(U','), CharClass::kPunctuation);
+  EXPECT_EQ(ClassifyCodePoint(U'α'), CharClass::kOther);
+  EXPECT_EQ(ClassifyCodePoint(0x1F600), CharClass::kOther);  // an emoji
+  EXPECT_EQ(CharClassName(CharClass::kDigit), "digits");
+}
+
+TEST(ContentStatsCollectorTest, CountsCharactersLinesTokensAndExamples) {
+  ContentStatsCollector c(10);
+  c.AddDocument("ab 中文\n\nкот", 5);
+  const uint32_t ids[] = {1, 2, 2, 3, 2, 42};  // 42 is beyond the vocabulary
+  c.OnTokens(ids);
+  c.AddExample(7);
+  c.AddExample(128);
+  ContentStats s = c.Finish({{"electra.one_segment_examples", 3}});
+  EXPECT_EQ(s.tasks, 1u);
+  EXPECT_EQ(s.chars[static_cast<int>(CharClass::kLatin)], 2u);
+  EXPECT_EQ(s.chars[static_cast<int>(CharClass::kHan)], 2u);
+  EXPECT_EQ(s.chars[static_cast<int>(CharClass::kCyrillic)], 3u);
+  EXPECT_EQ(s.chars[static_cast<int>(CharClass::kWhitespace)], 1u);  // the \n are not counted
+  const Histogram& lines = s.histogram(kLineChars);
+  EXPECT_EQ(lines.count(), 2u);  // the empty line is not a line
+  EXPECT_EQ(lines.sum(), 5u + 3u);
+  EXPECT_EQ(s.histogram(kDocumentTokens).sum(), 5u);
+  EXPECT_EQ(s.histogram(kExampleTokens).count(), 2u);
+  EXPECT_EQ(s.histogram(kExampleTokens).max(), 128u);
+  ASSERT_EQ(s.top_tokens.size(), 3u);
+  EXPECT_EQ(s.top_tokens[0], (TokenCount{2, 3}));
+  EXPECT_EQ(s.top_tokens[1], (TokenCount{1, 1}));  // ties: smaller id first
+  EXPECT_EQ(s.top_tokens[2], (TokenCount{3, 1}));
+  EXPECT_EQ(s.counters.at("electra.one_segment_examples"), 3u);
+  EXPECT_EQ(s.counters.at("ids_beyond_vocab"), 1u);
+}
+
+TEST(ContentStatsCollectorTest, TopTokensAreBounded) {
+  ContentStatsCollector c(1000);
+  std::vector<uint32_t> ids;
+  for (uint32_t id = 0; id < 1000; ++id) {
+    for (uint32_t k = 0; k <= id % 97; ++k) ids.push_back(id);
+  }
+  c.OnTokens(ids);
+  ContentStats s = c.Finish({});
+  EXPECT_EQ(s.top_tokens.size(), kTopTokens);
+  for (size_t i = 1; i < s.top_tokens.size(); ++i) {
+    EXPECT_GE(s.top_tokens[i - 1].count, s.top_tokens[i].count);
+  }
+  EXPECT_EQ(s.top_tokens[0].count, 97u);
+}
+
+ContentStats RandomTask(uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  ContentStatsCollector c(500);
+  std::vector<uint32_t> ids;
+  for (int i = 0; i < 3000; ++i) ids.push_back(static_cast<uint32_t>(rng() % 500 * (rng() % 2)));
+  c.OnTokens(ids);
+  for (int i = 0; i < 50; ++i) c.AddExample(rng() % 600);
+  c.AddDocument("Hello, 世界 " + std::to_string(seed), rng() % 1000);
+  return c.Finish({{"bert.masked_tokens", seed}});
+}
+
+TEST(ContentStatsTest, MergeIsIndependentOfOrderAndGrouping) {
+  std::vector<ContentStats> tasks;
+  for (uint64_t t = 0; t < 12; ++t) tasks.push_back(RandomTask(t));
+  ContentStatsSum forward, backward;
+  for (const auto& t : tasks) forward.Add(t);
+  for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) backward.Add(*it);
+  EXPECT_EQ(forward.Total(), backward.Total());
+  // Two workers' partial merges, merged: the same again.
+  ContentStats a, b;
+  for (size_t i = 0; i < tasks.size(); ++i) (i % 2 ? a : b).Merge(tasks[i]);
+  b.Merge(a);
+  b.Trim();
+  EXPECT_EQ(b, forward.Total());
+  const ContentStats total = forward.Total();
+  EXPECT_EQ(total.tasks, 12u);
+  EXPECT_EQ(total.counters.at("bert.masked_tokens"), 66u);
+  EXPECT_EQ(total.histogram(kExampleTokens).count(), 600u);
+  EXPECT_LE(total.top_tokens.size(), kTopTokens);
+}
+
+TEST(ContentStatsTest, JsonRoundTripAndErrors) {
+  const ContentStats s = RandomTask(7);
+  auto back = ContentStatsFromJson(ToJson(s));
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, s);
+  const nlohmann::json j = nlohmann::json::parse(ToJson(s));
+  EXPECT_TRUE(j["chars"].contains("hangul"));
+  EXPECT_TRUE(j["histograms"].contains("example_tokens"));
+  // Unknown counters and histograms are kept: new kinds need no format change.
+  auto extended = ContentStatsFromJson(
+      R"({"tasks":1,"histograms":{"bert.masked_per_example":{"count":1,"sum":20,"min":20,)"
+      R"("max":20,"buckets":[[20,1]]}},"counters":{"bert.random_next":4}})");
+  ASSERT_TRUE(extended.ok()) << extended.status().ToString();
+  EXPECT_EQ(extended->histogram("bert.masked_per_example").sum(), 20u);
+  EXPECT_EQ(extended->counters.at("bert.random_next"), 4u);
+  // A bucket that is not a lower bound, or counts that do not add up, are refused.
+  auto bad = ContentStatsFromJson(
+      R"({"histograms":{"x":{"count":1,"sum":17,"min":17,"max":17,"buckets":[[17,1]]}}})");
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("lower bound"), std::string::npos);
+  auto short_count = ContentStatsFromJson(
+      R"({"histograms":{"x":{"count":2,"sum":16,"min":16,"max":16,"buckets":[[16,1]]}}})");
+  EXPECT_FALSE(short_count.ok());
+  EXPECT_FALSE(ContentStatsFromJson("{").ok());
+}
+
+}  // namespace
+}  // namespace tokenmill

@@ -1,0 +1,92 @@
+#include "tokenmill/job/report.h"
+
+#include <nlohmann/json.hpp>
+
+#include "tokenmill/base/sha256.h"
+#include "tokenmill/job/job_spec.h"
+#include "tokenmill/job/job_status.h"
+#include "tokenmill/storage/storage.h"
+
+namespace tokenmill {
+namespace {
+
+// The tokenizer the job was planned with, from the copies in its store (verified by sha256).
+StatusOr<std::unique_ptr<Tokenizer>> LoadStoreTokenizer(Storage& store, const StorePaths& paths,
+                                                        const JobRecord& job) {
+  TM_ASSIGN_OR_RETURN(JobSpec spec, JobSpec::FromJson(job.spec_json));
+  std::vector<TokenizerFile> files;
+  for (const auto& rec : job.tokenizer_files) {
+    const std::string url = paths.TokenizerFile(rec.role, rec.name);
+    TM_ASSIGN_OR_RETURN(std::string data, store.Read(url));
+    if (Sha256Hex(data) != rec.sha256) {
+      return Status::DataLoss("tokenizer file " + url + " does not match its sha256 in job.json");
+    }
+    files.push_back({rec.role, rec.name, std::move(data)});
+  }
+  return LoadTokenizer(spec.tokenizer, files);
+}
+
+std::string Text(const nlohmann::json& j, const char* table, const char* key) {
+  if (!j.contains(table) || !j[table].contains(key)) return "";
+  const auto& v = j[table][key];
+  return v.is_string() ? v.get<std::string>() : v.dump();
+}
+
+}  // namespace
+
+std::string DefaultReportLocation(const std::string& store_location) {
+  return JoinPath(store_location, "report.html");
+}
+
+StatusOr<ReportData> ReadReportData(const std::string& store_location) {
+  TM_ASSIGN_OR_RETURN(Storage * store, StorageFor(store_location));
+  StatusReader reader(store, store_location);
+  ReportData d;
+  TM_ASSIGN_OR_RETURN(d.status, reader.Read());
+  d.generated_at_ms = NowMs();
+  const JobRecord& job = d.status.job;
+
+  nlohmann::json spec = nlohmann::json::object();
+  try {
+    spec = nlohmann::json::parse(job.spec_json);
+  } catch (const std::exception& e) {
+    return Status::DataLoss(StorePaths(store_location).Job() + ": malformed job spec: " + e.what());
+  }
+  const std::string output = Text(spec, "output", "path");
+  d.title = output.empty() ? "tokenmill job" : Basename(output);
+  const std::string kind = Text(spec, "examples", "kind");
+  d.facts.push_back({"example kind", kind});
+  if (kind != "gpt")
+    d.facts.push_back({"max_seq_length", Text(spec, "examples", "max_seq_length")});
+  d.facts.push_back({"output format", Text(spec, "output", "format")});
+  d.facts.push_back({"input format", Text(spec, "input", "format")});
+  std::string tokenizer;
+  for (const auto& f : job.tokenizer_files) {
+    tokenizer += (tokenizer.empty() ? "" : " + ") + f.name;
+  }
+  d.facts.push_back({"tokenizer", tokenizer});
+  d.facts.push_back({"tasks", std::to_string(job.task_count)});
+  d.facts.push_back({"input", GroupDigits(job.input_bytes) + " bytes"});
+  d.facts.push_back({"tokenmill", job.tokenmill_version});
+
+  auto tokenizer_or = LoadStoreTokenizer(*store, StorePaths(store_location), job);
+  if (tokenizer_or.ok()) {
+    for (const auto& t : d.status.content.top_tokens) {
+      d.token_text[t.id] = std::string((*tokenizer_or)->IdToToken(t.id));
+    }
+  } else {
+    d.tokenizer_note = "Tokens are shown by id: the tokenizer could not be loaded (" +
+                       tokenizer_or.status().message() + ").";
+  }
+  return d;
+}
+
+StatusOr<std::string> WriteReport(const std::string& store_location, const std::string& out) {
+  TM_ASSIGN_OR_RETURN(ReportData data, ReadReportData(store_location));
+  const std::string location = out.empty() ? DefaultReportLocation(store_location) : out;
+  TM_ASSIGN_OR_RETURN(Storage * target, StorageFor(location));
+  TM_RETURN_IF_ERROR(target->Write(location, RenderReportHtml(data)));
+  return location;
+}
+
+}  // namespace tokenmill
