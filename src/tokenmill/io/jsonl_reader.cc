@@ -137,8 +137,9 @@ class JsonlReader final : public DocumentReader {
       }
       if (obj.at_key(path_[i]).get(cur) != simdjson::SUCCESS) {
         return Status::InvalidArgument("no field \"" + FieldPrefix(i + 1) +
-                                       "\" in the record; set text_field to the field that "
-                                       "holds the text, or set skip_bad_records = true");
+                                       "\" in the record; set [input] text_field to the field "
+                                       "that holds the text, or set [input] on_bad_record = "
+                                       "\"skip\" to skip such records");
       }
     }
     if (cur.get(*text) != simdjson::SUCCESS) {
@@ -168,7 +169,7 @@ class JsonlReader final : public DocumentReader {
   }
 
   static constexpr const char* kBadRecordHint =
-      "; fix the line, or set skip_bad_records = true to skip such records";
+      "; fix the line, or set [input] on_bad_record = \"skip\" to skip such records";
 
   std::unique_ptr<DecodingStream> stream_;
   ReaderOptions options_;

@@ -123,7 +123,7 @@ TEST(JsonlReaderTest, BadRecordsNameFileAndLine) {
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << c.line;
     EXPECT_THAT(s.message(), HasSubstr("/in.jsonl:3 (byte 16)")) << c.line;
     EXPECT_THAT(s.message(), HasSubstr(c.message)) << c.line;
-    EXPECT_THAT(s.message(), HasSubstr("skip_bad_records")) << c.line;
+    EXPECT_THAT(s.message(), HasSubstr("on_bad_record = \"skip\"")) << c.line;
 
     ReaderOptions skip = Jsonl();
     skip.skip_bad_records = true;
