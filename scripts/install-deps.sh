@@ -14,6 +14,8 @@ BUILD=(cmake ninja-build g++ pkg-config ca-certificates
        libgtest-dev libgmock-dev libbenchmark-dev)
 TEST=(python3 python3-numpy python3-protobuf python3-yaml protobuf-compiler shellcheck awscli curl gzip zstd
       patchelf file)
+# libFuzzer campaigns (scripts/fuzz.sh): clang 14 and its runtime libraries.
+TEST+=(clang libclang-rt-14-dev)
 SERVICES=(ceph radosgw slurm-wlm munge)
 
 PACKAGES=("${BUILD[@]}" "${TEST[@]}")
