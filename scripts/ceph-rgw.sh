@@ -123,6 +123,7 @@ mon osd report timeout = 900
 
 [mon.a]
 mon data = $CEPH_DIR/mon
+public addrv = [v2:127.0.0.1:${MON_PORT2},v1:127.0.0.1:${MON_PORT}]
 
 [osd.0]
 osd data = $CEPH_DIR/osd

@@ -19,6 +19,8 @@ TEST=(nodejs npm python3 python3-numpy python3-protobuf python3-six python3-yaml
 # SentencePiece-style tokenizers: npm for the tokenizer.json files and HF reference (tests),
 # sentencepiece (spm_train, python3 module, C++ library) as the .model reference.
 TEST+=(sentencepiece python3-sentencepiece libsentencepiece-dev)
+# libFuzzer campaigns (scripts/fuzz.sh): clang 14 and its runtime libraries.
+TEST+=(clang libclang-rt-14-dev)
 SERVICES=(ceph radosgw slurm-wlm munge)
 
 PACKAGES=("${BUILD[@]}" "${TEST[@]}")

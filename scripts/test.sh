@@ -6,7 +6,7 @@
 # Tests that need a server skip, saying so, when it is absent; with TOKENMILL_REQUIRE_S3=1 or
 # TOKENMILL_REQUIRE_SLURM=1 (as CI sets) a missing server is a failure.
 # Environment: TOKENMILL_SERVICES=0 to not start servers; TOKENMILL_SKIP_ASAN=1 to skip the
-# sanitizer build.
+# sanitizer build; TOKENMILL_SKIP_TSAN=1 to skip the ThreadSanitizer build (scripts/tsan.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -50,6 +50,9 @@ echo "== build (optimised)"
 scripts/build.sh build
 echo "== tests (optimised build)"
 ctest --test-dir build --output-on-failure -j "$jobs"
+# After ctest, never beside it: the soak restarts the RGW process that the s3 tests use.
+echo "== chaos soak (2 rounds per store: SIGKILLs, 10% injected faults, an RGW restart)"
+scripts/soak.sh --rounds 2 --binary build/tokenmill
 
 if [[ "${TOKENMILL_SKIP_ASAN:-0}" != 1 ]]; then
   echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer)"
@@ -61,5 +64,9 @@ if [[ "${TOKENMILL_SKIP_ASAN:-0}" != 1 ]]; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     ctest --test-dir build-asan --output-on-failure -j "$jobs" -L unit
   ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure -R '^e2e_run$'
+fi
+if [[ "${TOKENMILL_SKIP_TSAN:-0}" != 1 ]]; then
+  echo "== build (ThreadSanitizer: the threaded parts only)"
+  scripts/tsan.sh build-tsan
 fi
 echo "== all tests passed"

@@ -14,8 +14,9 @@ import tmtest
 from tmtest import run, spawn, write_job, output_digests, status_json, wait_for
 
 
-class JobStoreTest(tmtest.TempDirTest):
-    # Subclasses (the S3 suite) override these to put the store and output elsewhere.
+class JobStoreBase(tmtest.TempDirTest):
+    """Jobs over the sample corpus and a bigger file, with a single-worker reference run."""
+    # Subclasses (the S3 suites) override these to put the store and output elsewhere.
     def location(self, name):
         return self.path(name)
 
@@ -66,6 +67,8 @@ class JobStoreTest(tmtest.TempDirTest):
         self.assertEqual(self.shard_digests(out), digests)
         self.assertEqual(self.fetch_manifest(out), manifest)
 
+
+class JobStoreTest(JobStoreBase):
     def test_eight_workers_equal_one(self):
         job, out, store = self.job("w8")
         proc = run(["run", job, "--workers", "8", "--quiet"], env=self.env(), timeout=600)

@@ -17,6 +17,10 @@ struct FinalizeArgs {
 int RunFinalize(const FinalizeArgs& args) {
   auto result = FinalizeJob(args.store, {.merge = args.merge, .verify = args.verify});
   if (!result.ok()) return ReportError(result.status());
+  if (result->incomplete_removed > 0) {
+    std::fprintf(stderr, "tokenmill: removed %llu incomplete writes left by crashed workers\n",
+                 (unsigned long long)result->incomplete_removed);
+  }
   std::printf("wrote %s: %llu shards, %.1f MB, %llu documents, %llu tokens, %llu examples\n",
               result->manifest_location.c_str(), (unsigned long long)result->shards,
               result->bytes_out / 1e6, (unsigned long long)result->totals.documents,

@@ -4,6 +4,8 @@
 
 #include "tokenmill/cli/command.h"
 #include "tokenmill/job/worker.h"
+#include "tokenmill/storage/fault_injection_storage.h"
+#include "tokenmill/storage/storage.h"
 
 namespace tokenmill::cli {
 namespace {
@@ -22,7 +24,14 @@ int RunWork(const WorkerOptions& options) {
   sigaction(SIGTERM, &sa, nullptr);
   sigaction(SIGINT, &sa, nullptr);
   auto summary = RunWorker(options);
-  if (!summary.ok()) return ReportError(summary.status());
+  if (!summary.ok()) {
+    const int code = ReportError(summary.status());
+    if (FaultsInjected()) {
+      std::fprintf(stderr, "tokenmill: worker exits %d after %llu injected faults\n", code,
+                   (unsigned long long)InjectedFaultCount());
+    }
+    return code;
+  }
   const auto& s = *summary;
   const LedgerCounters& c = s.ledger;
   std::fprintf(stderr,
@@ -36,20 +45,28 @@ int RunWork(const WorkerOptions& options) {
                (unsigned long long)s.stats.examples, (unsigned long long)c.claims,
                (unsigned long long)c.claim_conflicts, (unsigned long long)c.renewals,
                (unsigned long long)c.records, (unsigned long long)c.listings,
-               (unsigned long long)c.lease_reads, (unsigned long long)s.storage.retries,
-               s.seconds);
+               (unsigned long long)c.lease_reads, (unsigned long long)s.storage.retries, s.seconds);
+  int code = kExitOk;
   switch (s.ending) {
     case WorkerSummary::Ending::kStopped:
-      return g_signal == SIGINT ? 130 : 143;
+      code = g_signal == SIGINT ? 130 : 143;
+      break;
     case WorkerSummary::Ending::kAllFinishedWithFailures:
       std::fprintf(stderr,
                    "tokenmill: every task is finished but some failed for good; see "
                    "`tokenmill status %s`\n",
                    options.store.c_str());
-      return kExitFailure;
+      code = kExitFailure;
+      break;
     default:
-      return kExitOk;
+      break;
   }
+  if (FaultsInjected()) {
+    // The last line of a worker's log under TOKENMILL_INJECT_FAULTS (scripts/soak.sh reads it).
+    std::fprintf(stderr, "tokenmill: worker exits %d after %llu injected faults\n", code,
+                 (unsigned long long)InjectedFaultCount());
+  }
+  return code;
 }
 
 }  // namespace
@@ -62,7 +79,8 @@ void AddWorkCommand(CLI::App& app, CommandAction* action) {
   cmd->add_option("--threads", options->threads,
                   "tasks run at once (default: the CPUs this process may use)")
       ->check(CLI::Range(0, 4096));
-  cmd->add_option("--max-tasks", options->max_tasks, "stop after this many tasks (default: no limit)");
+  cmd->add_option("--max-tasks", options->max_tasks,
+                  "stop after this many tasks (default: no limit)");
   cmd->add_option("--idle-exit", options->idle_exit_seconds,
                   "leave after this many seconds with nothing to claim (default: never)")
       ->check(CLI::NonNegativeNumber);

@@ -13,6 +13,7 @@
 #include "tokenmill/formats/megatron_merge.h"
 #include "tokenmill/job/job_spec.h"
 #include "tokenmill/job/planner.h"
+#include "tokenmill/job/record_checks.h"
 #include "tokenmill/storage/storage.h"
 
 namespace tokenmill {
@@ -108,6 +109,32 @@ std::vector<std::pair<std::string, uint64_t>> ManifestTotals(const TaskStats& s,
           {"bytes_out", bytes_out}};
 }
 
+bool IsOwnOutputName(std::string_view name) {
+  if (name == "manifest.json" || name == "megatron-prefixes.txt" || name == "merged.bin" ||
+      name == "merged.idx") {
+    return true;
+  }
+  // part-<at least 6 digits>-<3 digits>.<ext>
+  if (!name.starts_with("part-") || name.find('/') != std::string_view::npos) return false;
+  size_t i = 5;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9') ++i;
+  if (i < 11 || i >= name.size() || name[i] != '-') return false;
+  const size_t j = i + 1;
+  for (i = j; i < name.size() && name[i] >= '0' && name[i] <= '9';) ++i;
+  return i == j + 3 && i + 1 < name.size() && name[i] == '.';
+}
+
+StatusOr<uint64_t> RemoveIncompleteOutput(Storage& output, const std::string& output_path) {
+  TM_ASSIGN_OR_RETURN(std::vector<IncompleteWrite> incomplete, output.ListIncomplete(output_path));
+  uint64_t removed = 0;
+  for (const IncompleteWrite& w : incomplete) {
+    if (!IsOwnOutputName(Basename(w.url))) continue;
+    TM_RETURN_IF_ERROR(output.RemoveIncomplete(w));
+    ++removed;
+  }
+  return removed;
+}
+
 StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
                                      const FinalizeOptions& options) {
   TM_ASSIGN_OR_RETURN(Storage * store, StorageFor(store_location));
@@ -148,6 +175,7 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
     TM_ASSIGN_OR_RETURN(std::string data, store->Read(url));
     TM_ASSIGN_OR_RETURN(DoneRecord rec, DoneRecordFromJson(data));
     if (rec.task != t) return Status::DataLoss(url + " records task " + std::to_string(rec.task));
+    TM_RETURN_IF_ERROR(CheckDoneRecordInJob(rec, t, url));
     for (const auto& shard : rec.shards) {
       const std::string shard_url = JoinPath(spec.output.path, shard.name);
       TM_RETURN_IF_ERROR(VerifyShard(*output, shard_url, shard, options.verify));
@@ -215,6 +243,8 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
   }
   result.manifest_location = JoinPath(spec.output.path, "manifest.json");
   TM_RETURN_IF_ERROR(output->Write(result.manifest_location, manifest.dump(2) + "\n"));
+  // Every task is done, so no worker of this job writes any more: what is incomplete is orphaned.
+  TM_ASSIGN_OR_RETURN(result.incomplete_removed, RemoveIncompleteOutput(*output, spec.output.path));
 
   if (spec.output.format == OutputFormat::kMegatron) {
     std::string lines;

@@ -6,6 +6,7 @@
 #include "tokenmill/base/sha256.h"
 #include "tokenmill/io/document_reader.h"
 #include "tokenmill/io/parquet_reader.h"
+#include "tokenmill/job/record_checks.h"
 #include "tokenmill/storage/storage.h"
 
 namespace tokenmill {
@@ -102,6 +103,7 @@ StatusOr<JobRecord> ReadJobRecord(Storage& store, const StorePaths& paths) {
     return data.status();
   }
   TM_ASSIGN_OR_RETURN(JobRecord job, JobRecordFromJson(*data));
+  TM_RETURN_IF_ERROR(CheckJobRecord(job, paths.Job()));
   if (job.format_version != kDataFormatVersion) {
     return Status::FailedPrecondition(
         "the job at " + paths.root() + " was planned with data-format version " +

@@ -15,6 +15,7 @@
 #include "tokenmill/base/sha256.h"
 #include "tokenmill/job/job_spec.h"
 #include "tokenmill/job/planner.h"
+#include "tokenmill/job/record_checks.h"
 #include "tokenmill/job/task_runner.h"
 #include "tokenmill/storage/storage.h"
 
@@ -80,6 +81,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   TM_ASSIGN_OR_RETURN(JobRecord job, ReadJobRecord(*store, paths));
   TM_ASSIGN_OR_RETURN(JobSpec spec, JobSpec::FromJson(job.spec_json));
   TM_ASSIGN_OR_RETURN(std::vector<TaskDef> tasks, ReadTasks(*store, paths, job));
+  for (const TaskDef& task : tasks) TM_RETURN_IF_ERROR(CheckTaskInJob(spec, task, paths.Tasks()));
 
   std::vector<TokenizerFile> files;
   for (const auto& rec : job.tokenizer_files) {

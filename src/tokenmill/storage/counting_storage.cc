@@ -110,6 +110,22 @@ StatusOr<std::vector<ObjectInfo>> CountingStorage::List(std::string_view prefix)
   return r;
 }
 
+StatusOr<std::vector<IncompleteWrite>> CountingStorage::ListIncomplete(std::string_view folder) {
+  counts_.lists.fetch_add(1, std::memory_order_relaxed);
+  uint64_t before = base_->counters().retries;
+  auto r = base_->ListIncomplete(folder);
+  AddRetries(before);
+  return r;
+}
+
+Status CountingStorage::RemoveIncomplete(const IncompleteWrite& write) {
+  counts_.deletes.fetch_add(1, std::memory_order_relaxed);
+  uint64_t before = base_->counters().retries;
+  Status s = base_->RemoveIncomplete(write);
+  AddRetries(before);
+  return s;
+}
+
 Status CountingStorage::Delete(std::string_view url) {
   counts_.deletes.fetch_add(1, std::memory_order_relaxed);
   uint64_t before = base_->counters().retries;

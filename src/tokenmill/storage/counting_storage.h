@@ -34,6 +34,8 @@ class CountingStorage : public Storage {
   StatusOr<std::vector<ObjectInfo>> List(std::string_view prefix) override;
   Status Delete(std::string_view url) override;
 
+  StatusOr<std::vector<IncompleteWrite>> ListIncomplete(std::string_view folder) override;
+  Status RemoveIncomplete(const IncompleteWrite& write) override;
   // Requests made through this wrapper (every call counts, failed ones too). `retries` is the
   // growth of the wrapped backend's retry counter while calls were made through this wrapper
   // (exact when this wrapper is the backend's only user).

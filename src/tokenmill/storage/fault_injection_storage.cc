@@ -1,8 +1,70 @@
 #include "tokenmill/storage/fault_injection_storage.h"
 
+#include <atomic>
+#include <charconv>
+#include <cstdlib>
 #include <utility>
 
+#include "tokenmill/base/log.h"
+
 namespace tokenmill {
+namespace {
+
+std::atomic<uint64_t> g_injected{0};
+
+bool IsWrite(StorageOp op) {
+  return op == StorageOp::kWrite || op == StorageOp::kWriteFile ||
+         op == StorageOp::kCreateIfAbsent || op == StorageOp::kCompareAndSwap ||
+         op == StorageOp::kDelete;
+}
+
+bool IsConditional(StorageOp op) {
+  return op == StorageOp::kCreateIfAbsent || op == StorageOp::kCompareAndSwap;
+}
+
+}  // namespace
+
+std::string_view TransientFaultName(TransientFault kind) {
+  switch (kind) {
+    case TransientFault::kServerError:
+      return "HTTP 500 InternalError";
+    case TransientFault::kSlowDown:
+      return "HTTP 503 SlowDown (please reduce your request rate)";
+    case TransientFault::kTimeout:
+      return "timed out waiting for the reply";
+    case TransientFault::kLostReply:
+      return "connection reset before the reply (the request took effect)";
+    case TransientFault::kPartialRead:
+      return "connection reset in the middle of the body";
+  }
+  return "?";
+}
+
+StatusOr<InjectFaultsSetting> ParseInjectFaults(std::string_view value) {
+  auto bad = [&](const std::string& why) {
+    return Status::InvalidArgument("TOKENMILL_INJECT_FAULTS='" + std::string(value) + "': " + why +
+                                   "; use RATE or RATE:SEED, e.g. 0.1 or 0.1:7 (RATE from 0 to 1)");
+  };
+  InjectFaultsSetting setting;
+  const size_t colon = value.find(':');
+  const std::string rate(value.substr(0, colon));
+  char* end = nullptr;
+  setting.rate = std::strtod(rate.c_str(), &end);
+  if (rate.empty() || end != rate.c_str() + rate.size() || !(setting.rate >= 0) ||
+      setting.rate > 1) {
+    return bad("the rate is not a number from 0 to 1");
+  }
+  if (colon != std::string_view::npos) {
+    const std::string_view seed = value.substr(colon + 1);
+    const auto [ptr, ec] = std::from_chars(seed.data(), seed.data() + seed.size(), setting.seed);
+    if (seed.empty() || ec != std::errc() || ptr != seed.data() + seed.size()) {
+      return bad("the seed is not a non-negative integer");
+    }
+  }
+  return setting;
+}
+
+uint64_t InjectedFaultCount() { return g_injected.load(std::memory_order_relaxed); }
 
 std::string_view StorageOpName(StorageOp op) {
   switch (op) {
@@ -38,7 +100,18 @@ class FaultInjectionStorage::FaultyStream : public ReadStream {
       : owner_(owner), base_(std::move(base)), url_(std::move(url)) {}
 
   StatusOr<size_t> Read(char* buf, size_t n) override {
+    if (broken_) {
+      return Status::Unavailable("injected fault: the connection of the stream of " + url_ +
+                                 " was reset");
+    }
     Decision d = owner_->Check(StorageOp::kStreamRead, url_);
+    if (d.fire && d.partial) {
+      // Part of what was read arrives, then the connection is gone.
+      StatusOr<size_t> r = base_->Read(buf, n);
+      broken_ = true;
+      if (r.ok() && *r > 1) return *r / 2;
+      return Fire(d, StorageOp::kStreamRead, url_);
+    }
     if (d.fire && !d.after) return Fire(d, StorageOp::kStreamRead, url_);
     StatusOr<size_t> r = base_->Read(buf, n);
     if (d.fire) return Fire(d, StorageOp::kStreamRead, url_);
@@ -49,6 +122,7 @@ class FaultInjectionStorage::FaultyStream : public ReadStream {
   FaultInjectionStorage* owner_;
   std::unique_ptr<ReadStream> base_;
   std::string url_;
+  bool broken_ = false;
 };
 
 FaultInjectionStorage::FaultInjectionStorage(Storage* base, uint64_t seed)
@@ -89,6 +163,16 @@ uint64_t FaultInjectionStorage::fired(int id) const {
   return 0;
 }
 
+void FaultInjectionStorage::SetTransientFaults(double rate) {
+  std::lock_guard<std::mutex> lock(mu_);
+  transient_rate_ = rate;
+}
+
+uint64_t FaultInjectionStorage::injected() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return injected_;
+}
+
 uint64_t FaultInjectionStorage::calls(StorageOp op) const {
   std::lock_guard<std::mutex> lock(mu_);
   return calls_[static_cast<int>(op)];
@@ -119,6 +203,31 @@ FaultInjectionStorage::Decision FaultInjectionStorage::Check(StorageOp op, std::
                      : f.status;
       d.on_fire = f.on_fire;
     }
+  }
+  if (!d.fire && transient_rate_ > 0 && rng_.Uniform01() < transient_rate_) {
+    // Choose among the kinds that apply: lost replies only for writes, partial reads only for
+    // reads of bytes.
+    std::vector<TransientFault> kinds = {TransientFault::kServerError, TransientFault::kSlowDown,
+                                         TransientFault::kTimeout};
+    if (IsWrite(op)) kinds.push_back(TransientFault::kLostReply);
+    if (op == StorageOp::kRead || op == StorageOp::kStreamRead) {
+      kinds.push_back(TransientFault::kPartialRead);
+    }
+    const TransientFault kind =
+        kinds[static_cast<size_t>(rng_.RandInt(0, static_cast<int64_t>(kinds.size()) - 1))];
+    d.fire = true;
+    d.after = kind == TransientFault::kLostReply || kind == TransientFault::kPartialRead;
+    d.partial = kind == TransientFault::kPartialRead && op == StorageOp::kStreamRead;
+    const std::string what =
+        "injected fault (TOKENMILL_INJECT_FAULTS): " + std::string(TransientFaultName(kind)) +
+        " in " + std::string(StorageOpName(op)) + " of " + std::string(url);
+    d.status = IsConditional(op) ? Status::UnknownOutcome(what + "; the outcome is unknown")
+                                 : Status::Unavailable(what);
+    LogInfo(what);
+  }
+  if (d.fire) {
+    ++injected_;
+    g_injected.fetch_add(1, std::memory_order_relaxed);
   }
   return d;
 }
@@ -191,6 +300,16 @@ StatusOr<std::vector<ObjectInfo>> FaultInjectionStorage::List(std::string_view p
 
 Status FaultInjectionStorage::Delete(std::string_view url) {
   TM_FAULTY_CALL(StorageOp::kDelete, url, base_->Delete(url));
+}
+
+// Listing and removing incomplete writes fail like a listing and a delete.
+StatusOr<std::vector<IncompleteWrite>> FaultInjectionStorage::ListIncomplete(
+    std::string_view folder) {
+  TM_FAULTY_CALL(StorageOp::kList, folder, base_->ListIncomplete(folder));
+}
+
+Status FaultInjectionStorage::RemoveIncomplete(const IncompleteWrite& write) {
+  TM_FAULTY_CALL(StorageOp::kDelete, write.url, base_->RemoveIncomplete(write));
 }
 
 #undef TM_FAULTY_CALL

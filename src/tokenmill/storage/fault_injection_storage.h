@@ -12,6 +12,11 @@
 //   faulty.AddFault({.op = StorageOp::kCreateIfAbsent, .nth = 2,
 //                    .status = Status::Unavailable("lost reply"), .after = true});
 //
+// SetTransientFaults(rate) adds the random mix that `TOKENMILL_INJECT_FAULTS=RATE[:SEED]` turns on
+// for a whole process (StorageFor, docs/storage.md "Injected faults"): every call fails with that
+// probability, in one of the ways a real store fails transiently (TransientFault below), chosen by
+// the seeded generator, so a seed replays the same faults for the same sequence of calls.
+//
 // Thread-safety: thread-safe; the wrapped backend must be thread-safe.
 #pragma once
 
@@ -44,6 +49,29 @@ enum class StorageOp {
 
 std::string_view StorageOpName(StorageOp op);
 
+// The transient faults of SetTransientFaults. Each is what a caller sees from a real store:
+enum class TransientFault {
+  kServerError,  // HTTP 500 InternalError; nothing happened
+  kSlowDown,     // HTTP 503 SlowDown (throttling); nothing happened
+  kTimeout,      // no reply in time; a write may or may not have happened (here: it did not)
+  kLostReply,    // writes: the request took effect, the reply was lost (connection reset)
+  kPartialRead,  // reads: the connection broke after part of the body (a stream returns a prefix,
+                 // then fails; Read fails after reading)
+};
+std::string_view TransientFaultName(TransientFault kind);
+
+// Parses TOKENMILL_INJECT_FAULTS: "RATE" or "RATE:SEED", RATE in [0, 1], SEED a non-negative
+// integer (default 1). InvalidArgument naming the variable otherwise.
+struct InjectFaultsSetting {
+  double rate = 0;
+  uint64_t seed = 1;
+};
+StatusOr<InjectFaultsSetting> ParseInjectFaults(std::string_view value);
+
+// Faults injected so far by every FaultInjectionStorage of this process (AddFault and
+// SetTransientFaults alike).
+uint64_t InjectedFaultCount();
+
 struct Fault {
   StorageOp op = StorageOp::kRead;
   // Only calls whose url (or listing prefix) contains this string match. Default: "" (all).
@@ -75,6 +103,15 @@ class FaultInjectionStorage : public Storage {
   void RemoveFault(int id);
   void ClearFaults();
 
+  // Every call (after the faults added with AddFault have been checked) fails with probability
+  // `rate` with a TransientFault chosen at random among those that apply to its operation.
+  // Conditional writes then return UnknownOutcome (as the object stores do after a 5xx, a timeout
+  // or a lost reply: the caller reads back); other calls return Unavailable. 0 turns it off.
+  void SetTransientFaults(double rate);
+
+  // Faults this wrapper injected (all kinds).
+  uint64_t injected() const;
+
   // How many times fault `id` fired, and how many calls of `op` were made (all urls).
   uint64_t fired(int id) const;
   uint64_t calls(StorageOp op) const;
@@ -92,6 +129,8 @@ class FaultInjectionStorage : public Storage {
                                        std::string_view expected_generation) override;
   StatusOr<std::vector<ObjectInfo>> List(std::string_view prefix) override;
   Status Delete(std::string_view url) override;
+  StatusOr<std::vector<IncompleteWrite>> ListIncomplete(std::string_view folder) override;
+  Status RemoveIncomplete(const IncompleteWrite& write) override;
   // The wrapped backend's counters.
   StorageCounters counters() const override;
 
@@ -106,6 +145,7 @@ class FaultInjectionStorage : public Storage {
   struct Decision {
     bool fire = false;
     bool after = false;
+    bool partial = false;  // a stream returns a prefix of its read, then stays broken
     Status status;
     std::function<void(StorageOp, std::string_view)> on_fire;
   };
@@ -122,6 +162,8 @@ class FaultInjectionStorage : public Storage {
   std::vector<std::pair<int, uint64_t>> removed_fired_;            // guarded by mu_
   uint64_t calls_[static_cast<int>(StorageOp::kDelete) + 1] = {};  // guarded by mu_
   int next_id_ = 1;                                                // guarded by mu_
+  double transient_rate_ = 0;                                      // guarded by mu_
+  uint64_t injected_ = 0;                                          // guarded by mu_
 };
 
 }  // namespace tokenmill

@@ -585,6 +585,51 @@ StatusOr<std::string> LocalStorage::CompareAndSwap(std::string_view url, std::st
   return std::to_string(n);
 }
 
+StatusOr<std::vector<IncompleteWrite>> LocalStorage::ListIncomplete(std::string_view folder) {
+  counters_.lists.fetch_add(1, std::memory_order_relaxed);
+  TM_ASSIGN_OR_RETURN(std::string dir, LocalPathOf(folder));
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  const std::string url_prefix = folder.starts_with("file://") ? "file://" : "";
+  std::vector<IncompleteWrite> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) {
+    if (errno == ENOENT || errno == ENOTDIR) return out;
+    return ErrnoStatus("cannot list", dir, errno);
+  }
+  std::vector<std::string> names;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string_view name = e->d_name;
+    if (IsTempName(name)) names.emplace_back(name);
+  }
+  ::closedir(d);
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    // ".<name>.tmp.<pid>.<random>" (WriteTemp) is a write of <name>.
+    const std::string full = (dir == "/" ? "" : dir) + "/" + name;
+    struct stat st;
+    if (::lstat(full.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    const std::string target = name.substr(1, name.rfind(".tmp.") - 1);
+    out.push_back({url_prefix + (dir == "/" ? "" : dir) + "/" + target, full,
+                   static_cast<uint64_t>(st.st_size)});
+  }
+  return out;
+}
+
+Status LocalStorage::RemoveIncomplete(const IncompleteWrite& write) {
+  counters_.deletes.fetch_add(1, std::memory_order_relaxed);
+  TM_ASSIGN_OR_RETURN(std::string target, LocalPathOf(write.url));
+  // Only a temporary file of that object, in its folder, is ever removed.
+  const std::string name = NameOf(write.handle);
+  if (ParentOf(write.handle) != ParentOf(target) || !IsTempName(name) ||
+      !name.starts_with("." + NameOf(target) + ".tmp.")) {
+    return Status::InvalidArgument(write.handle + " is not a temporary file of " + write.url);
+  }
+  if (::unlink(write.handle.c_str()) != 0 && errno != ENOENT) {
+    return ErrnoStatus("cannot remove", write.handle, errno);
+  }
+  return Status::Ok();
+}
+
 StatusOr<std::vector<ObjectInfo>> LocalStorage::List(std::string_view prefix) {
   counters_.lists.fetch_add(1, std::memory_order_relaxed);
   TM_ASSIGN_OR_RETURN(std::string p, LocalPathOf(prefix));

@@ -48,6 +48,8 @@ class LocalStorage : public Storage {
                                        std::string_view expected_generation) override;
   StatusOr<std::vector<ObjectInfo>> List(std::string_view prefix) override;
   Status Delete(std::string_view url) override;
+  StatusOr<std::vector<IncompleteWrite>> ListIncomplete(std::string_view folder) override;
+  Status RemoveIncomplete(const IncompleteWrite& write) override;
   StorageCounters counters() const override;
 
  private:

@@ -9,6 +9,7 @@
 #include <future>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "tokenmill/base/log.h"
 #include "tokenmill/base/sha256.h"
@@ -575,6 +576,55 @@ Status ObjectStore::Delete(std::string_view url) {
   TM_ASSIGN_OR_RETURN(HttpResponse r, SendRetrying(req));
   if (r.status == 204 || r.status == 200 || r.status == 404) return Status::Ok();
   return ErrorFor("DELETE", url, r);
+}
+
+StatusOr<std::vector<IncompleteWrite>> ObjectStore::ListIncomplete(std::string_view folder) {
+  TM_ASSIGN_OR_RETURN(Location loc, Parse(folder, true));
+  std::string prefix = loc.key;
+  if (!prefix.empty() && prefix.back() != '/') prefix += '/';
+  std::vector<IncompleteWrite> out;
+  std::string key_marker, upload_marker;
+  Location bucket{loc.bucket, ""};
+  while (true) {
+    counts_.lists.fetch_add(1, std::memory_order_relaxed);
+    std::vector<std::pair<std::string, std::string>> q = {
+        {"uploads", ""}, {"prefix", prefix}, {"delimiter", "/"}};
+    if (!key_marker.empty()) q.emplace_back("key-marker", key_marker);
+    if (!upload_marker.empty()) q.emplace_back("upload-id-marker", upload_marker);
+    TM_ASSIGN_OR_RETURN(HttpRequest req, NewRequest("GET", bucket, std::move(q), {}));
+    TM_ASSIGN_OR_RETURN(HttpResponse r, SendRetrying(req));
+    if (r.status != 200) return ErrorFor("LIST (multipart uploads)", folder, r);
+    for (std::string_view u : XmlElements(r.body, "Upload")) {
+      const std::string key = XmlText(u, "Key");
+      if (!key.starts_with(prefix) || key.find('/', prefix.size()) != std::string::npos) continue;
+      out.push_back({scheme_ + loc.bucket + "/" + key, XmlText(u, "UploadId"), 0});
+    }
+    if (XmlText(r.body, "IsTruncated") != "true") break;
+    std::string next_key = XmlText(r.body, "NextKeyMarker");
+    std::string next_upload = XmlText(r.body, "NextUploadIdMarker");
+    if (next_key.empty() || (next_key == key_marker && next_upload == upload_marker)) {
+      return Status::Internal(service_ + " LIST (multipart uploads) " + std::string(folder) +
+                              ": a truncated page without a marker; cannot go on");
+    }
+    key_marker = std::move(next_key);
+    upload_marker = std::move(next_upload);
+  }
+  std::sort(out.begin(), out.end(), [](const IncompleteWrite& a, const IncompleteWrite& b) {
+    return std::tie(a.url, a.handle) < std::tie(b.url, b.handle);
+  });
+  return out;
+}
+
+Status ObjectStore::RemoveIncomplete(const IncompleteWrite& write) {
+  counts_.deletes.fetch_add(1, std::memory_order_relaxed);
+  TM_ASSIGN_OR_RETURN(Location loc, Parse(write.url, false));
+  if (write.handle.empty()) {
+    return Status::InvalidArgument("no upload id for the incomplete upload of " + write.url);
+  }
+  TM_ASSIGN_OR_RETURN(HttpRequest req, NewRequest("DELETE", loc, {{"uploadId", write.handle}}, {}));
+  TM_ASSIGN_OR_RETURN(HttpResponse r, SendRetrying(req));
+  if (r.status == 204 || r.status == 200 || r.status == 404) return Status::Ok();
+  return ErrorFor("DELETE (abort multipart upload " + write.handle + ")", write.url, r);
 }
 
 StorageCounters ObjectStore::counters() const { return counts_.Snapshot(); }

@@ -55,6 +55,8 @@ class ObjectStore : public Storage {
   Status WriteFile(std::string_view url, const std::string& local_path) override;
   StatusOr<std::vector<ObjectInfo>> List(std::string_view prefix) override;
   Status Delete(std::string_view url) override;
+  StatusOr<std::vector<IncompleteWrite>> ListIncomplete(std::string_view folder) override;
+  Status RemoveIncomplete(const IncompleteWrite& write) override;
   StorageCounters counters() const override;
 
   const ObjectStoreOptions& options() const { return options_; }

@@ -1,11 +1,14 @@
 #include "tokenmill/storage/storage.h"
 
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
 
+#include "tokenmill/storage/fault_injection_storage.h"
 #include "tokenmill/storage/gcs_storage.h"
 #include "tokenmill/storage/local_storage.h"
+#include "tokenmill/storage/retrying_storage.h"
 #include "tokenmill/storage/s3_storage.h"
 
 namespace tokenmill {
@@ -30,7 +33,40 @@ std::string_view StripTrailingSlashes(std::string_view location) {
   return location;
 }
 
+// TOKENMILL_INJECT_FAULTS, read once per process.
+const StatusOr<InjectFaultsSetting>& InjectFaults() {
+  static const StatusOr<InjectFaultsSetting> setting = []() -> StatusOr<InjectFaultsSetting> {
+    const char* v = std::getenv("TOKENMILL_INJECT_FAULTS");
+    if (v == nullptr || *v == '\0') return InjectFaultsSetting{};
+    return ParseInjectFaults(v);
+  }();
+  return setting;
+}
+
+// The layers above a backend: injected faults (if asked for) below the retry layer. The folder
+// store always gets the retry layer; the object stores' HTTP client retries each request itself,
+// so they get it only together with injected faults. `stream` separates the generators of the
+// backends, so that each backend's faults depend only on the seed and its own calls.
+StatusOr<Storage*> Layered(Storage* backend, bool always_retry, uint64_t stream) {
+  const StatusOr<InjectFaultsSetting>& inject = InjectFaults();
+  if (!inject.ok()) return inject.status();
+  Storage* top = backend;
+  if (inject->rate > 0) {
+    auto* faulty =
+        new FaultInjectionStorage(backend, inject->seed * 0x9e3779b97f4a7c15ull + stream);
+    faulty->SetTransientFaults(inject->rate);
+    top = faulty;
+  }
+  if (always_retry || inject->rate > 0) top = new RetryingStorage(top);
+  return top;
+}
+
 }  // namespace
+
+bool FaultsInjected() {
+  const StatusOr<InjectFaultsSetting>& inject = InjectFaults();
+  return inject.ok() && inject->rate > 0;
+}
 
 StorageCounters AtomicStorageCounters::Snapshot() const {
   StorageCounters c;
@@ -51,6 +87,14 @@ void AtomicStorageCounters::Reset() {
        {&reads, &writes, &creates, &cas, &lists, &deletes, &retries, &bytes_read, &bytes_written}) {
     a->store(0, std::memory_order_relaxed);
   }
+}
+
+StatusOr<std::vector<IncompleteWrite>> Storage::ListIncomplete(std::string_view) {
+  return std::vector<IncompleteWrite>{};
+}
+
+Status Storage::RemoveIncomplete(const IncompleteWrite& write) {
+  return Status::Unimplemented("this store cannot remove the incomplete write of " + write.url);
 }
 
 bool IsUrl(std::string_view location) {
@@ -93,33 +137,33 @@ std::string Basename(std::string_view location) {
 StatusOr<Storage*> StorageFor(std::string_view location) {
   if (location.starts_with("s3://")) {
     static std::mutex mu;
-    static S3Storage* s3 = nullptr;
+    static Storage* s3 = nullptr;
     std::lock_guard<std::mutex> lock(mu);
     if (s3 == nullptr) {
       StatusOr<std::unique_ptr<S3Storage>> made = S3Storage::FromEnvironment();
       if (!made.ok()) return made.status().WithContext("cannot set up S3 access");
-      s3 = made->release();
+      TM_ASSIGN_OR_RETURN(s3, Layered(made->release(), false, 2));
     }
-    return static_cast<Storage*>(s3);
+    return s3;
   }
   if (location.starts_with("gs://")) {
     static std::mutex mu;
-    static GcsStorage* gcs = nullptr;
+    static Storage* gcs = nullptr;
     std::lock_guard<std::mutex> lock(mu);
     if (gcs == nullptr) {
       StatusOr<std::unique_ptr<GcsStorage>> made = GcsStorage::FromEnvironment();
       if (!made.ok()) return made.status().WithContext("cannot set up GCS access");
-      gcs = made->release();
+      TM_ASSIGN_OR_RETURN(gcs, Layered(made->release(), false, 3));
     }
-    return static_cast<Storage*>(gcs);
+    return gcs;
   }
   if (location.find("://") != std::string_view::npos && !location.starts_with("file://")) {
     return Status::InvalidArgument("unsupported location " + std::string(location) +
                                    ": use a local path, file://, s3:// or gs://");
   }
   if (location.empty()) return Status::InvalidArgument("empty location");
-  static LocalStorage* local = new LocalStorage();
-  return static_cast<Storage*>(local);
+  static const StatusOr<Storage*> local = Layered(new LocalStorage(), true, 1);
+  return local;
 }
 
 StatusOr<std::string> CreateIfAbsentResolved(Storage& store, std::string_view url,

@@ -37,6 +37,14 @@ struct VersionedData {
   std::string generation;
 };
 
+// A write that never completed (its writer crashed or gave up): a temporary file of a folder
+// store, an incomplete multipart upload of an object store. Never visible as an object.
+struct IncompleteWrite {
+  std::string url;     // the object it would have become
+  std::string handle;  // the temporary file's path, or the upload id
+  uint64_t size = 0;   // bytes it holds, when known
+};
+
 // A sequential reader over (a range of) one object. Not thread-safe.
 class ReadStream {
  public:
@@ -112,6 +120,16 @@ class Storage {
 
   // Snapshot of this backend's request counters.
   virtual StorageCounters counters() const = 0;
+
+  // The incomplete writes of objects directly in `folder` (not in its sub-folders): temporary
+  // files of unfinished writes on a folder store, incomplete multipart uploads
+  // (ListMultipartUploads with delimiter "/") on S3 and GCS. Live writers' ones are included: a
+  // caller removes only what it knows to be orphaned. Default: none (a store without them).
+  virtual StatusOr<std::vector<IncompleteWrite>> ListIncomplete(std::string_view folder);
+
+  // Removes one incomplete write (deletes the temporary file, aborts the upload). Removing one
+  // that is already gone is OK. Default: Unimplemented.
+  virtual Status RemoveIncomplete(const IncompleteWrite& write);
 };
 
 // The conditional writes, with an UnknownOutcome settled the way storage.h asks callers to:
@@ -141,6 +159,13 @@ std::string Basename(std::string_view location);
 
 // Returns the backend serving `location` (created on first use from the environment: AWS_*
 // variables for s3://, GCS_HMAC_* or the metadata server for gs://). Never null on success.
+// The folder store comes behind a RetryingStorage (retrying_storage.h); with
+// TOKENMILL_INJECT_FAULTS=RATE[:SEED] every backend comes as RetryingStorage over a
+// FaultInjectionStorage injecting transient faults at that rate (docs/storage.md, "Injected
+// faults"). An invalid TOKENMILL_INJECT_FAULTS makes every call InvalidArgument.
 StatusOr<Storage*> StorageFor(std::string_view location);
+
+// True when TOKENMILL_INJECT_FAULTS asks for faults in this process.
+bool FaultsInjected();
 
 }  // namespace tokenmill
