@@ -61,6 +61,15 @@ StatusOr<std::unique_ptr<UnigramModel>> UnigramModel::Build(std::vector<UnigramP
     if (in_trie) m->Insert(p.piece, static_cast<int32_t>(id), &building);
     m->pieces_.push_back(std::move(p.piece));
   }
+  for (Node& n : m->nodes_) {
+    if (n.id < 0) continue;
+    n.score = m->scores_[static_cast<size_t>(n.id)];
+    n.score_f = m->scores_f_[static_cast<size_t>(n.id)];
+    if (flavor == UnigramFlavor::kSentencePiece &&
+        m->types_[static_cast<size_t>(n.id)] == PieceType::kUnused) {
+      n.id = -1;  // in the trie but never chosen
+    }
+  }
   // Flatten the children lists, sorted by byte.
   std::fill(std::begin(m->root_children_), std::end(m->root_children_), -1);
   for (size_t n = 0; n < building.size(); ++n) {
@@ -72,6 +81,25 @@ StatusOr<std::unique_ptr<UnigramModel>> UnigramModel::Build(std::vector<UnigramP
     m->edges_.insert(m->edges_.end(), kids.begin(), kids.end());
   }
   for (const Edge& e : building[0]) m->root_children_[e.byte] = static_cast<int32_t>(e.node);
+  size_t capacity = 16;
+  int bits = 4;
+  while (capacity < 2 * m->edges_.size()) {
+    capacity *= 2;
+    ++bits;
+  }
+  m->edge_keys_.assign(capacity, 0);
+  m->edge_nodes_.assign(capacity, 0);
+  m->mask_ = capacity - 1;
+  m->shift_ = 64 - bits;
+  for (size_t n = 0; n < building.size(); ++n) {
+    for (const Edge& e : building[n]) {
+      const uint64_t key = (static_cast<uint64_t>(n) << 8 | e.byte) + 1;
+      size_t i = (key * 0x9E3779B97F4A7C15ULL) >> m->shift_;
+      while (m->edge_keys_[i] != 0) i = (i + 1) & m->mask_;
+      m->edge_keys_[i] = key;
+      m->edge_nodes_[i] = e.node;
+    }
+  }
   for (int b = 0; b < 256; ++b) {
     char name[8];
     std::snprintf(name, sizeof(name), "<0x%02X>", b);
@@ -110,10 +138,11 @@ void UnigramModel::Viterbi(std::string_view text, std::vector<uint32_t>* ids) co
   struct Best {
     Score score;
     int32_t id;
-    int64_t starts_at;  // -1: unset
+    int32_t starts_at;  // -1: unset (pieces are below 2 GiB: Encode cuts longer ones)
   };
   const size_t size = text.size();
-  std::vector<Best> best(size + 1, Best{0, -1, -1});
+  thread_local std::vector<Best> best;
+  best.assign(size + 1, Best{0, -1, -1});
   const int32_t unk = unk_id_.has_value() ? static_cast<int32_t>(*unk_id_) : -1;
   const Score unk_score = static_cast<Score>(unk_score_);
   size_t starts_at = 0;
@@ -126,46 +155,37 @@ void UnigramModel::Viterbi(std::string_view text, std::vector<uint32_t>* ids) co
     size_t key_pos = starts_at + 1;
     while (node >= 0) {
       const Node& nd = nodes_[static_cast<size_t>(node)];
-      if (nd.id >= 0 && !(flavor_ == UnigramFlavor::kSentencePiece &&
-                          types_[static_cast<size_t>(nd.id)] == PieceType::kUnused)) {
+      if (nd.id >= 0) {
         Best& target = best[key_pos];
         // sentencepiece: the piece score and the path sum are floats, but its candidate is a
         // double (a conditional with a double branch), compared as a double and stored rounded
         // back to float. HF: doubles throughout.
         const double candidate =
             flavor_ == UnigramFlavor::kSentencePiece
-                ? static_cast<double>(scores_f_[static_cast<size_t>(nd.id)]) +
-                      static_cast<double>(till_here)
-                : scores_[static_cast<size_t>(nd.id)] + static_cast<double>(till_here);
+                ? static_cast<double>(nd.score_f) + static_cast<double>(till_here)
+                : nd.score + static_cast<double>(till_here);
         if (target.starts_at < 0 || candidate > static_cast<double>(target.score)) {
-          target = {static_cast<Score>(candidate), nd.id, static_cast<int64_t>(starts_at)};
+          target = {static_cast<Score>(candidate), nd.id, static_cast<int32_t>(starts_at)};
         }
         if (key_pos - starts_at == mblen) has_single_node = true;
       }
       if (key_pos >= size) break;
-      const auto b = static_cast<unsigned char>(text[key_pos]);
-      int32_t next = -1;
-      const Edge* e = edges_.data() + nd.first_child;
-      for (uint16_t k = 0; k < nd.child_count; ++k) {
-        if (e[k].byte == b) {
-          next = static_cast<int32_t>(e[k].node);
-          break;
-        }
-        if (e[k].byte > b) break;
-      }
-      node = next;
+      node = nd.child_count == 0
+                 ? -1
+                 : Child(static_cast<uint32_t>(node), static_cast<unsigned char>(text[key_pos]));
       ++key_pos;
     }
     if (!has_single_node) {
       Best& target = best[starts_at + mblen];
       const Score candidate = unk_score + till_here;
       if (target.starts_at < 0 || candidate > target.score) {
-        target = {candidate, unk, static_cast<int64_t>(starts_at)};
+        target = {candidate, unk, static_cast<int32_t>(starts_at)};
       }
     }
     starts_at += mblen;
   }
-  std::vector<std::pair<size_t, int32_t>> path;  // (start, id), end to start
+  thread_local std::vector<std::pair<size_t, int32_t>> path;  // (start, id), end to start
+  path.clear();
   for (size_t ends_at = size; ends_at > 0;) {
     const Best& b = best[ends_at];
     path.emplace_back(static_cast<size_t>(b.starts_at), b.id);
@@ -176,6 +196,10 @@ void UnigramModel::Viterbi(std::string_view text, std::vector<uint32_t>* ids) co
     EmitHf(text, path, ids);
   } else {
     EmitSpm(text, path, ids);
+  }
+  if (best.capacity() > (size_t{1} << 20)) {  // a huge piece: give the memory back
+    std::vector<Best>().swap(best);
+    std::vector<std::pair<size_t, int32_t>>().swap(path);
   }
 }
 
@@ -242,6 +266,14 @@ void UnigramModel::EmitSpm(std::string_view text,
 
 void UnigramModel::Encode(std::string_view piece, std::vector<uint32_t>* ids) const {
   if (piece.empty()) return;
+  constexpr size_t kMax = size_t{1} << 30;  // never in practice; keeps positions in int32
+  if (piece.size() > kMax) {
+    size_t cut = kMax;
+    while (cut > 0 && (static_cast<unsigned char>(piece[cut]) & 0xC0) == 0x80) --cut;
+    Encode(piece.substr(0, cut), ids);
+    Encode(piece.substr(cut), ids);
+    return;
+  }
   if (flavor_ == UnigramFlavor::kSentencePiece) {
     Viterbi<float>(piece, ids);
   } else {

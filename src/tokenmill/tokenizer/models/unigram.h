@@ -57,7 +57,9 @@ class UnigramModel final : public Model {
   struct Node {
     uint32_t first_child = 0;  // index into edges_
     uint16_t child_count = 0;
-    int32_t id = -1;  // the piece ending here
+    int32_t id = -1;  // the piece ending here (-1 also for sentencepiece's unused pieces)
+    float score_f = 0;
+    double score = 0;
   };
   struct Edge {
     unsigned char byte;
@@ -81,8 +83,20 @@ class UnigramModel final : public Model {
   bool byte_fallback_ = false;
   double unk_score_ = 0;
   uint32_t byte_ids_[256];
+  // The child of `node` by `byte`, or -1: an open-addressing table over (node, byte).
+  int32_t Child(uint32_t node, unsigned char byte) const {
+    const uint64_t key = (static_cast<uint64_t>(node) << 8 | byte) + 1;
+    for (size_t i = (key * 0x9E3779B97F4A7C15ULL) >> shift_;; i = (i + 1) & mask_) {
+      if (edge_keys_[i] == key) return static_cast<int32_t>(edge_nodes_[i]);
+      if (edge_keys_[i] == 0) return -1;
+    }
+  }
   std::vector<Node> nodes_;
   std::vector<Edge> edges_;
+  std::vector<uint64_t> edge_keys_;  // 0: empty
+  std::vector<uint32_t> edge_nodes_;
+  size_t mask_ = 0;
+  int shift_ = 64;
   int32_t root_children_[256];
 };
 

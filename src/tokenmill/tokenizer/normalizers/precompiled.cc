@@ -54,6 +54,15 @@ StatusOr<CharsMap> CharsMap::Parse(std::string_view blob) {
   if (trie_size > 0) std::memcpy(m.units_.data(), blob.data() + 4, trie_size);
   m.normalized_ = std::string(blob.substr(4 + trie_size));
   if (m.units_.empty()) return Status::InvalidArgument("charsmap trie is empty");
+  for (int b = 1; b < 256; ++b) {
+    const char c = static_cast<char>(b);
+    // A key starts with b if the search walks past its first byte (any key, matching or not).
+    const size_t n = m.units_.size();
+    const uint32_t root = m.units_[0];
+    const size_t node = static_cast<size_t>((root >> 10) << ((root & (1u << 9)) >> 6)) ^
+                        static_cast<unsigned char>(c);
+    m.first_[b] = node < n && (m.units_[node] & ((1u << 31) | 0xFF)) == static_cast<uint32_t>(b);
+  }
   return m;
 }
 
@@ -119,6 +128,12 @@ void PrecompiledNormalizer::Normalize(Segment* segment) const {
   size_t i = 0;
   utf8proc_int32_t state = 0;
   while (i < s.size()) {
+    const auto b0 = static_cast<unsigned char>(s[i]);
+    if (b0 < 0x80 && b0 != '\r' && !map_.MayMatch(b0) &&
+        (i + 1 == s.size() || static_cast<unsigned char>(s[i + 1]) < 0x80)) {
+      out.push_back(s[i++]);  // an ASCII character alone in its cluster, with no rule
+      continue;
+    }
     // The extended grapheme cluster at i.
     size_t len;
     uint32_t prev = DecodeAt(s, i, &len);

@@ -31,6 +31,8 @@ class CharsMap {
   bool Longest(std::string_view text, std::string_view* replacement, size_t* key_len) const;
 
   bool empty() const { return units_.empty(); }
+  // Whether some key starts with byte b (false: b alone is never rewritten).
+  bool MayMatch(unsigned char b) const { return first_[b]; }
 
  private:
   // Calls f(value, key_length) for each key prefixing text, shortest first; stops when f is false.
@@ -40,6 +42,7 @@ class CharsMap {
 
   std::vector<uint32_t> units_;
   std::string normalized_;
+  bool first_[256] = {};
 };
 
 // HF's "Precompiled" normalizer.

@@ -12,6 +12,11 @@ constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
 std::string_view SpmNormalizer::Prefix(std::string_view input, size_t* consumed) const {
   std::string_view rep;
   size_t len = 0;
+  const auto b0 = static_cast<unsigned char>(input[0]);
+  if (b0 < 0x80 && (map_.empty() || !map_.MayMatch(b0))) {
+    *consumed = 1;
+    return input.substr(0, 1);
+  }
   if (!map_.empty() && map_.Longest(input, &rep, &len) && len > 0) {
     *consumed = len;
     return rep;
