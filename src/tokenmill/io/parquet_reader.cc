@@ -1,7 +1,9 @@
 #include "tokenmill/io/parquet_reader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <thread>
 
 #include "tokenmill/base/utf8.h"
 #include "tokenmill/io/jsonl_text.h"
@@ -327,6 +329,32 @@ StatusOr<ParquetFooter> ReadParquetFooter(Storage& storage, std::string_view url
     }
   }
   return f;
+}
+
+std::vector<StatusOr<ParquetFooter>> ReadParquetFooters(const std::vector<ObjectInfo>& objects,
+                                                        int threads) {
+  std::vector<StatusOr<ParquetFooter>> out(objects.size(), Status::Internal("not read"));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < objects.size(); i = next++) {
+      auto storage = StorageFor(objects[i].url);
+      if (!storage.ok()) {
+        out[i] = storage.status();
+        continue;
+      }
+      out[i] = ReadParquetFooter(**storage, objects[i].url, objects[i].size);
+      if (out[i].ok()) {
+        out[i]->tail.clear();
+        out[i]->tail.shrink_to_fit();
+      }
+    }
+  };
+  const size_t n = std::min<size_t>(static_cast<size_t>(std::max(threads, 1)), objects.size());
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
+  return out;
 }
 
 Status CheckParquetColumn(const ParquetFooter& footer, std::string_view url,

@@ -50,6 +50,13 @@ struct ParquetFooter {
 // Unimplemented for an encrypted one.
 StatusOr<ParquetFooter> ReadParquetFooter(Storage& storage, std::string_view url, uint64_t size);
 
+// ReadParquetFooter for many objects at once, `threads` requests in flight (object stores answer
+// each in tens of milliseconds; a dataset has thousands of files). The results are in the order
+// of `objects`, without their `tail` (to keep memory small); each object's storage comes from
+// StorageFor.
+std::vector<StatusOr<ParquetFooter>> ReadParquetFooters(const std::vector<ObjectInfo>& objects,
+                                                        int threads = 16);
+
 // Cuts a Parquet file into byte ranges of whole row groups, packed in file order up to
 // `task_size` bytes each (a larger row group is a range of its own). The first range starts at
 // 0 and the last ends at the file's size. A file whose row groups are not in increasing byte

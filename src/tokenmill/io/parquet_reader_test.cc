@@ -161,6 +161,34 @@ TEST(ParquetReader, RangesOfRowGroupsCoverTheFileOnceInOrder) {
   }
 }
 
+TEST(ParquetReader, FootersOfManyFilesReadInParallelKeepTheirOrder) {
+  TempDir dir;
+  std::vector<ObjectInfo> objects;
+  const nlohmann::json manifest = Manifest();
+  for (const auto& f : manifest["files"]) {
+    const std::string path = TestdataDir() + "/" + f["name"].get<std::string>();
+    objects.push_back({path, ReadFile(path).size(), ""});
+  }
+  const std::string bad = dir.Write("bad.parquet", "not parquet at all");
+  objects.insert(objects.begin() + 3, ObjectInfo{bad, 18, ""});
+  const auto footers = ReadParquetFooters(objects, 4);
+  ASSERT_EQ(footers.size(), objects.size());
+  for (size_t i = 0; i < objects.size(); ++i) {
+    SCOPED_TRACE(objects[i].url);
+    if (i == 3) {
+      ASSERT_FALSE(footers[i].ok());
+      EXPECT_THAT(footers[i].status().message(), HasSubstr(bad + ": not a Parquet file"));
+      continue;
+    }
+    ASSERT_TRUE(footers[i].ok()) << footers[i].status().ToString();
+    EXPECT_EQ(footers[i]->file_size, objects[i].size);
+    EXPECT_TRUE(footers[i]->tail.empty());
+    auto one = ReadParquetFooter(**StorageFor(objects[i].url), objects[i].url, objects[i].size);
+    ASSERT_TRUE(one.ok());
+    EXPECT_EQ(footers[i]->meta.num_rows, one->meta.num_rows);
+  }
+}
+
 TEST(ParquetReader, ColumnErrorsListTheFilesColumns) {
   const std::string path = TestdataDir() + "/pw_struct.parquet";
   auto missing = ReadPath(path, ParquetOptions("body"));

@@ -37,22 +37,29 @@ std::string StoreLocation(const JobSpec& spec, const std::string& override_store
 StatusOr<std::vector<TaskDef>> CutTasks(const JobSpec& spec) {
   TM_ASSIGN_OR_RETURN(auto objects, ExpandGlobs(spec.input_paths));
   std::vector<TaskDef> tasks;
-  for (const auto& object : objects) {
+  // Parquet: every footer is read now (in parallel), so a file that is not Parquet, or lacks the
+  // column, fails the plan rather than a task.
+  std::vector<StatusOr<ParquetFooter>> footers;
+  if (spec.reader.format == InputFormat::kParquet) {
+    for (const auto& object : objects) {
+      if (IsCompressed(object.url)) {
+        return Status::InvalidArgument(object.url +
+                                       ": a Parquet file compresses its pages itself and is read "
+                                       "by ranges; decompress the whole-file wrapper first");
+      }
+    }
+    footers = ReadParquetFooters(objects);
+  }
+  for (size_t index = 0; index < objects.size(); ++index) {
+    const ObjectInfo& object = objects[index];
     TaskDef base;
     base.url = object.url;
     base.size = object.size;
     base.compressed = IsCompressed(object.url);
     if (spec.reader.format == InputFormat::kParquet) {
-      if (base.compressed) {
-        return Status::InvalidArgument(object.url +
-                                       ": a Parquet file compresses its pages itself and is read "
-                                       "by ranges; decompress the whole-file wrapper first");
-      }
-      // Whole row groups, from the footer (read now, so a file that is not Parquet fails the
-      // plan rather than a task).
-      TM_ASSIGN_OR_RETURN(Storage * storage, StorageFor(object.url));
-      TM_ASSIGN_OR_RETURN(ParquetFooter footer,
-                          ReadParquetFooter(*storage, object.url, object.size));
+      // Whole row groups, packed up to task_size.
+      if (!footers[index].ok()) return footers[index].status();
+      const ParquetFooter& footer = *footers[index];
       TM_RETURN_IF_ERROR(CheckParquetColumn(footer, object.url, spec.reader.text_field));
       for (const auto& [begin, end] : ParquetTaskRanges(footer, spec.job.task_size)) {
         TaskDef t = base;
