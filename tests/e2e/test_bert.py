@@ -94,7 +94,7 @@ def run_tokenmill(tmp, corpus, vocab, examples, name="tm"):
     return read_tfrecords(shards), manifest
 
 
-def statistics(examples):
+def statistics(examples, documents):
     """The figures the default mode must share with the script."""
     n = len(examples)
     real = sum(sum(e["input_mask"]) for e in examples)
@@ -106,7 +106,7 @@ def statistics(examples):
             if w == 0:
                 continue
             token = e["input_ids"][pos]
-            as_mask += token == 103 or token == 103  # [MASK] in both vocabularies
+            as_mask += token == 103  # [MASK] in bert-base-chinese and bert-base-uncased
             kept += token == label
     return {
         "masked_per_token": masked / real,
@@ -115,6 +115,8 @@ def statistics(examples):
         "random_next": sum(e["next_sentence_labels"][0] for e in examples) / n,
         "short": sum(1 for e in examples if sum(e["input_mask"]) < 64) / n,
         "tokens_per_example": real / n,
+        "examples_per_document": n / documents,
+        "random_word": 1 - as_mask / masked - kept / masked,
     }
 
 
@@ -180,19 +182,46 @@ class BertTest(tmtest.TempDirTest):
         docs = documents(SAMPLE, english=False)[:1200]
         corpus = self.path("corpus.txt")
         write_corpus(corpus, docs)
-        want = statistics(run_script(self.tmp, corpus, CHINESE, {"dupe_factor": 2}))
+        want = statistics(run_script(self.tmp, corpus, CHINESE, {"dupe_factor": 2}), len(docs))
         got_examples, manifest = run_tokenmill(
             self.tmp, corpus, CHINESE,
             {"dupe_factor": 2, "random_next_window": 100}, name="default")
-        got = statistics(got_examples)
+        got = statistics(got_examples, len(docs))
         # Examples per document and per token agree closely; the frequencies within a few
         # percentage points (thousands of examples).
         self.assertGreater(len(got_examples), 2000)
         for key, tolerance in [("masked_per_token", 0.005), ("as_mask", 0.02), ("kept", 0.02),
-                               ("random_next", 0.03), ("short", 0.02),
-                               ("tokens_per_example", 3.0)]:
+                               ("random_word", 0.02), ("random_next", 0.03), ("short", 0.02),
+                               ("tokens_per_example", 3.0), ("examples_per_document", 0.3)]:
             self.assertAlmostEqual(got[key], want[key], delta=tolerance,
                                    msg="%s: tokenmill %r, script %r" % (key, got, want))
+        # The manifest's counters are those of the examples.
+        bert = manifest["totals"]["bert"]
+        self.assertEqual(bert["masked_tokens"],
+                         sum(sum(1 for w in e["masked_lm_weights"] if w > 0) for e in got_examples))
+        self.assertEqual(bert["random_next"],
+                         sum(e["next_sentence_labels"][0] for e in got_examples))
+        self.assertEqual(bert["masked_tokens"], bert["masked_as_mask"] +
+                         bert["masked_as_original"] + bert["masked_as_random"])
+
+    def test_example_job_bert_zh(self):
+        """examples/bert-zh.toml: JSONL, sentences split, Chinese whole words, several tasks."""
+        out = self.path("bert-zh")
+        job = tmtest.example_job(self.tmp, "bert-zh.toml", out)
+        run(["run", job, "--quiet", "--workers", "2"])
+        with open(os.path.join(out, "manifest.json")) as f:
+            manifest = json.load(f)
+        self.assertGreater(manifest["tasks"], 1)
+        bert = manifest["totals"]["bert"]
+        self.assertGreater(bert["masked_tokens"], bert["masked_words"])  # words of 2+ characters
+        status = tmtest.status_json(os.path.join(out, "_job"))
+        self.assertEqual(status["bert"]["masked_words"], bert["masked_words"])
+        shards = sorted(os.path.join(out, n) for n in os.listdir(out) if n.endswith(".tfrecord"))
+        examples = read_tfrecords(shards[:1])
+        self.assertTrue(all(sorted(e) == sorted(FEATURES) for e in examples))
+        proc = run(["inspect", shards[0], "--limit", "1", "--tokenizer", CHINESE])
+        self.assertIn("[MASK]:", proc.stdout)
+        self.assertIn("random next sentences", proc.stdout)
 
     def test_errors(self):
         corpus = self.path("corpus.txt")
