@@ -594,24 +594,35 @@ std::string ContentSection(const ReportData& d) {
   }
 
   {  // tokens per shard
+    // The files that hold examples: Megatron's .idx files (no examples, no tokens) are left out
+    // of the chart, not of the table.
+    std::vector<const ShardEntry*> data_shards;
+    for (const auto& sh : s.shards) {
+      const std::string& name = sh.shard.name;
+      const bool index_file = sh.shard.examples == 0 && sh.shard.tokens == 0 && name.size() > 4 &&
+                              name.compare(name.size() - 4, 4, ".idx") == 0;
+      if (!index_file) data_shards.push_back(&sh.shard);
+    }
     std::vector<Bar> bars;
     std::vector<std::vector<std::string>> table;
     std::string note = "Tokens in each shard, in the order of the manifest.";
-    if (s.shards.size() <= 120) {
-      for (size_t i = 0; i < s.shards.size(); ++i) {
-        const ShardEntry& sh = s.shards[i].shard;
+    if (data_shards.size() < s.shards.size()) note += " Index files (.idx) are left out.";
+    const bool one_bar_each = data_shards.size() <= 120;
+    if (one_bar_each) {
+      for (size_t i = 0; i < data_shards.size(); ++i) {
+        const ShardEntry& sh = *data_shards[i];
         bars.push_back({std::to_string(i), static_cast<double>(sh.tokens),
                         sh.name + ": " + GroupDigits(sh.tokens) + " tokens, " +
                             GroupDigits(sh.examples) + " examples"});
       }
     } else {
       Histogram per_shard;
-      for (const auto& sh : s.shards) per_shard.Add(sh.shard.tokens);
+      for (const ShardEntry* sh : data_shards) per_shard.Add(sh->tokens);
       for (const auto& b : per_shard.Buckets()) {
         bars.push_back({Short(static_cast<double>(b.low)), static_cast<double>(b.count),
                         BucketLabel(b) + " tokens: " + GroupDigits(b.count) + " shards"});
       }
-      note = GroupDigits(s.shards.size()) +
+      note = GroupDigits(data_shards.size()) +
              " shards: the chart counts shards by their number of tokens.";
     }
     for (const auto& sh : s.shards) {
@@ -620,7 +631,7 @@ std::string ContentSection(const ReportData& d) {
                        FormatBytes(static_cast<double>(sh.shard.bytes))});
     }
     h += Chart("tokens-per-shard", "Tokens per shard", note,
-               ColumnChart(bars, s.shards.size() <= 120 ? "tokens" : "shards", kColors[4]),
+               ColumnChart(bars, one_bar_each ? "tokens" : "shards", kColors[4]),
                Table({"shard", "examples", "tokens", "size"}, table, {false, true, true, true}));
   }
 

@@ -110,6 +110,18 @@ TEST(ReportHtmlTest, EmptyJobStillHasEveryChart) {
   EXPECT_NE(html.find("no task finished yet"), std::string::npos);
 }
 
+TEST(ReportHtmlTest, MegatronIndexFilesAreListedButNotDrawn) {
+  ReportData d = SampleData();
+  d.status.shards = {{0, ShardEntry{"part-000000-000.bin", 800, "a", 4, 400}},
+                     {0, ShardEntry{"part-000000-000.idx", 90, "b", 0, 0}}};
+  const std::string html = RenderReportHtml(d);
+  EXPECT_NE(html.find("Index files (.idx) are left out."), std::string::npos);
+  EXPECT_NE(html.find("part-000000-000.idx"), std::string::npos);  // in the table
+  const size_t chart = html.find("id=\"chart-tokens-per-shard\"");
+  const size_t end = html.find("</svg>", chart);
+  EXPECT_EQ(html.substr(chart, end - chart).find(".idx:"), std::string::npos);  // no bar for it
+}
+
 TEST(ReportHtmlTest, Helpers) {
   EXPECT_EQ(GroupDigits(0), "0");
   EXPECT_EQ(GroupDigits(999), "999");
