@@ -216,6 +216,11 @@ class BertTest(tmtest.TempDirTest):
         self.assertGreater(bert["masked_tokens"], bert["masked_words"])  # words of 2+ characters
         status = tmtest.status_json(os.path.join(out, "_job"))
         self.assertEqual(status["bert"]["masked_words"], bert["masked_words"])
+        # The content statistics (report) carry the same counters, and the tokens seen.
+        counters = manifest["content"]["counters"]
+        for key in ("masked_tokens", "masked_words", "random_next", "masked_as_mask"):
+            self.assertEqual(counters["bert." + key], bert[key])
+        self.assertTrue(os.path.exists(os.path.join(out, "_job", "report.html")))
         shards = sorted(os.path.join(out, n) for n in os.listdir(out) if n.endswith(".tfrecord"))
         examples = read_tfrecords(shards[:1])
         self.assertTrue(all(sorted(e) == sorted(FEATURES) for e in examples))

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <string>
 #include <unordered_map>
 
@@ -198,6 +199,7 @@ Status BertBuilder::AddDocument(std::string_view text, const ExampleSink& sink) 
               std::count(doc_tokens_.begin() + static_cast<std::ptrdiff_t>(before),
                          doc_tokens_.end(), *unk_id_));
         }
+        ObserveTokens(std::span<const uint32_t>(doc_tokens_).subspan(before));
         if (segmenter_ != nullptr) AssignWords(line, before);
         sentence_end_.push_back(doc_tokens_.size());
         ++open_sentences_;
@@ -244,6 +246,18 @@ void BertBuilder::AssignWords(std::string_view line, size_t begin) {
     }
     doc_words_.push_back(word);
   }
+}
+
+KindCounters BertBuilder::kind_counters() const {
+  // The masking and next-sentence draws (docs/examples.md, "BERT"), for the report.
+  return {{"bert.masked_tokens", stats_.masked_tokens},
+          {"bert.masked_as_mask", stats_.masked_as_mask},
+          {"bert.masked_as_original", stats_.masked_as_original},
+          {"bert.masked_as_random", stats_.masked_as_random},
+          {"bert.masked_words", stats_.masked_words},
+          {"bert.random_next", stats_.random_next},
+          {"bert.short_seq_draws", stats_.short_seq_draws},
+          {"bert.short_seq_hits", stats_.short_seq_hits}};
 }
 
 Status BertBuilder::Finish(const ExampleSink& sink) {

@@ -60,6 +60,7 @@ class BertBuilder : public ExampleBuilder {
   Status AddDocument(std::string_view text, const ExampleSink& sink) override;
   Status Finish(const ExampleSink& sink) override;
   const BuilderStats& stats() const override { return stats_; }
+  KindCounters kind_counters() const override;
 
  private:
   BertBuilder(const ExampleOptions& options, const Tokenizer& tokenizer, uint64_t task_id,
