@@ -176,7 +176,7 @@ class WireReader {
 template <typename Handler>
 Status ForEachField(WireReader r, Handler handle) {
   while (!r.done()) {
-    uint32_t field, wire;
+    uint32_t field = 0, wire = 0;
     TM_RETURN_IF_ERROR(r.Key(&field, &wire));
     TM_ASSIGN_OR_RETURN(bool handled, handle(field, wire, r));
     if (!handled) TM_RETURN_IF_ERROR(r.Skip(wire));
