@@ -43,10 +43,26 @@ std::string Num(uint64_t v, int width) {
   return buf;
 }
 
+// True if `j` holds a number that is not an integer anywhere. Every number of a record is an
+// integer, and converting a float out of an integer's range is undefined behaviour.
+bool HasFloat(const nlohmann::json& j) {
+  if (j.is_number_float()) return true;
+  if (j.is_structured()) {
+    for (const auto& v : j) {
+      if (HasFloat(v)) return true;
+    }
+  }
+  return false;
+}
+
 template <typename T>
 StatusOr<T> Parse(std::string_view json, const char* what) {
   try {
     nlohmann::json j = nlohmann::json::parse(json);
+    if (HasFloat(j)) {
+      return Status::DataLoss(std::string("malformed ") + what +
+                              " record: a number is not an integer (or is too large)");
+    }
     return j.get<T>();
   } catch (const std::exception& e) {
     return Status::DataLoss(std::string("malformed ") + what + " record: " + e.what());

@@ -97,5 +97,22 @@ TEST(RecordChecks, DoneRecordsNameOnlyTheirTasksShards) {
   }
 }
 
+// Found by job_records_fuzz: a number beyond an integer's range was converted from a double
+// (undefined behaviour). Every number of a record must be an integer.
+TEST(RecordChecks, NonIntegerNumbersInRecordsAreRefused) {
+  for (
+      const char* json :
+      {R"({"id":3,"url":"/data/in/a.txt","begin":0,"end":77777777777777777777777777777,"size":10})",
+       R"({"id":3.5,"url":"/data/in/a.txt","begin":0,"end":1,"size":10})",
+       R"({"id":3,"url":"/data/in/a.txt","begin":1e3,"end":1,"size":10})"}) {
+    auto t = TaskDefFromJson(json);
+    EXPECT_EQ(t.status().code(), StatusCode::kDataLoss) << json;
+    EXPECT_NE(t.status().message().find("not an integer"), std::string::npos) << json;
+  }
+  auto lease = LeaseRecordFromJson(R"({"task":1,"expires_at_ms":1.7e300})");
+  EXPECT_EQ(lease.status().code(), StatusCode::kDataLoss);
+  EXPECT_TRUE(TaskDefFromJson(R"({"id":3,"url":"/d/a.txt","begin":0,"end":1,"size":10})").ok());
+}
+
 }  // namespace
 }  // namespace tokenmill
