@@ -197,10 +197,13 @@ class MessagesTest(unittest.TestCase):
         self.assertEqual(bad, [])
 
     def test_jsonl_messages_name_on_bad_record(self):
-        with open(os.path.join(SRC, "tokenmill", "io", "jsonl_reader.cc")) as f:
-            text = f.read()
-        self.assertNotIn("skip_bad_records =", text)
-        self.assertIn('on_bad_record = \\"skip\\"', text)
+        # The JSONL and JSON-array readers share the record parser, which holds the messages.
+        for name in ("jsonl_reader.cc", "json_record.cc", "json_array_reader.cc"):
+            with open(os.path.join(SRC, "tokenmill", "io", name)) as f:
+                text = f.read()
+            self.assertNotIn("skip_bad_records =", text)
+        with open(os.path.join(SRC, "tokenmill", "io", "json_record.cc")) as f:
+            self.assertIn('[input] on_bad_record = \\"skip\\"', f.read())
 
 
 if __name__ == "__main__":

@@ -177,7 +177,7 @@ class JsonArrayReader final : public DocumentReader {
             const Status s = Status::InvalidArgument(
                 Place(start) + ": the element is longer than max_document_bytes (" +
                 std::to_string(options_.max_document_bytes) +
-                "); set on_bad_record = \"skip\" to skip such records");
+                "); set [input] on_bad_record = \"skip\" to skip such records");
             if (!options_.skip_bad_records) return s;
             ++stats_.skipped_records;
             continue;

@@ -28,7 +28,7 @@ std::string_view JsonTypeName(simdjson::dom::element_type t) {
 }
 
 constexpr const char* kBadRecordHint =
-    "; fix the record, or set on_bad_record = \"skip\" to skip such records";
+    "; fix the record, or set [input] on_bad_record = \"skip\" to skip such records";
 
 }  // namespace
 
@@ -78,7 +78,7 @@ Status JsonRecordParser::Parse(std::string_view line, std::string_view* text, Re
     if (obj.at_key(path_[i]).get(cur) != simdjson::SUCCESS) {
       return Status::InvalidArgument("no field \"" + FieldPrefix(i + 1) +
                                      "\" in the record; set text_field to the field that "
-                                     "holds the text, or set on_bad_record = \"skip\"");
+                                     "holds the text, or set [input] on_bad_record = \"skip\"");
     }
   }
   if (cur.get(*text) != simdjson::SUCCESS) {

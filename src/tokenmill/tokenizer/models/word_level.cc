@@ -17,8 +17,8 @@ StatusOr<std::unique_ptr<WordLevelModel>> WordLevelModel::Build(
   auto it = m->vocab_.find(unk_token);
   if (it == m->vocab_.end()) {
     return Status::InvalidArgument("unk_token \"" + unk_token +
-                                   "\" is not in the vocabulary; add it or set unk_token to a "
-                                   "token of the vocabulary");
+                                   "\" is not in the vocabulary; add it to model.vocab, or make "
+                                   "model.unk_token one of its tokens");
   }
   m->unk_ = it->second;
   return m;
