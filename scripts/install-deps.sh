@@ -14,7 +14,7 @@ BUILD=(cmake ninja-build g++ pkg-config ca-certificates
        libsnappy-dev liblz4-dev libbrotli-dev
        libgtest-dev libgmock-dev libbenchmark-dev libicu-dev)
 # chromium and a CJK font: the report's browser test (tests/e2e/test_report.py).
-TEST=(nodejs npm python3 python3-numpy python3-protobuf python3-six python3-yaml protobuf-compiler shellcheck awscli curl gzip zstd
+TEST=(python3 python3-numpy python3-protobuf python3-six python3-yaml protobuf-compiler shellcheck awscli curl gzip zstd
       patchelf file chromium fonts-wqy-zenhei)
 # SentencePiece-style tokenizers: npm for the tokenizer.json files and HF reference (tests),
 # sentencepiece (spm_train, python3 module, C++ library) as the .model reference.
@@ -23,6 +23,10 @@ TEST+=(sentencepiece python3-sentencepiece libsentencepiece-dev)
 TEST+=(clang libclang-rt-14-dev)
 SERVICES=(ceph radosgw slurm-wlm munge)
 
+# node and npm (the npm test packages: reference tokenizers, Parquet writers and readers): Debian's,
+# unless the machine already has a node with npm (e.g. NodeSource's nodejs, which conflicts with
+# Debian's npm package).
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then TEST+=(nodejs npm); fi
 PACKAGES=("${BUILD[@]}" "${TEST[@]}")
 if [[ "${1:-}" == "--services" ]]; then PACKAGES+=("${SERVICES[@]}"); fi
 
