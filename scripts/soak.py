@@ -162,8 +162,13 @@ class Soak:
     def reference(self):
         out = os.path.join(self.tmp, "reference")
         job = self.write_job("reference", out)
+        started = time.time()
         proc = subprocess.run([self.bin, "run", job, "--workers", "2", "--quiet"],
                               env=self.env(), capture_output=True, text=True, timeout=900)
+        # The kills come at a pace that fits them into the first half of a job as long as this
+        # clean run (a round's job, slowed by its faults and kills, takes longer): however fast
+        # the machine, every round reaches --kills before its job ends.
+        self.kill_gap = min(0.45, (time.time() - started) / (2.0 * self.args.kills))
         if proc.returncode != 0:
             sys.exit("soak: the reference run failed:\n" + proc.stderr)
         files, incomplete = self.snapshot("local", out)
@@ -204,7 +209,7 @@ class Soak:
         while kills < self.args.kills:
             while len(live) < self.args.workers:
                 spawn()
-            time.sleep(self.rng.uniform(0.2, 0.7))
+            time.sleep(self.rng.uniform(0.45, 1.55) * self.kill_gap)
             for p in [p for p in live if p.poll() is not None]:
                 live.remove(p)
                 exited.append(p)
