@@ -173,7 +173,7 @@ class WireReader {
 
   // Reads a field key; field numbers start at 1.
   Status Key(uint32_t* field, uint32_t* wire_type) {
-    uint64_t key;
+    uint64_t key = 0;
     TM_RETURN_IF_ERROR(Varint(&key));
     if ((key >> 3) == 0 || (key >> 3) > std::numeric_limits<uint32_t>::max()) {
       return Error("invalid field number");
@@ -193,7 +193,7 @@ class WireReader {
 
   // Reads a length-delimited field as a nested message.
   Status Message(WireReader* sub) {
-    uint64_t len;
+    uint64_t len = 0;
     TM_RETURN_IF_ERROR(Varint(&len));
     if (len > data_.size() - pos_) return Error("length-delimited field runs past its message");
     *sub = WireReader(data_.substr(pos_, len), base_ + pos_);
@@ -209,7 +209,7 @@ class WireReader {
   }
 
   Status Skip(uint32_t wire_type) {
-    uint64_t v;
+    uint64_t v = 0;
     std::string_view s;
     switch (wire_type) {
       case kVarint:
@@ -251,7 +251,7 @@ Status ForEachField(WireReader r, Handler handle) {
 
 Status ParseInt64List(WireReader list, std::vector<int64_t>* out) {
   return ForEachField(list, [out](uint32_t field, uint32_t wire, WireReader& r) -> StatusOr<bool> {
-    uint64_t v;
+    uint64_t v = 0;
     if (field == 1 && wire == kVarint) {
       TM_RETURN_IF_ERROR(r.Varint(&v));
       out->push_back(static_cast<int64_t>(v));
