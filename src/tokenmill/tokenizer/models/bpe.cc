@@ -299,7 +299,8 @@ Status BpeModel::Finish() {
   }
   if (rule_ == MergeRule::kMerges) {
     size_t priorities = entries.size();
-    for (const Entry& e : entries) priorities = std::max<size_t>(priorities, e.priority + size_t{1});
+    for (const Entry& e : entries)
+      priorities = std::max<size_t>(priorities, e.priority + size_t{1});
     if (priorities > kPriorityMask) {
       return Status::InvalidArgument("merge priorities above " + std::to_string(kPriorityMask) +
                                      " are not supported");
@@ -399,14 +400,10 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
   }
 }
 
-void BpeModel::MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) const {
-  // parts[k] is a token; pairs[k] describes the merge of parts[k] and parts[k + 1].
-  uint32_t parts[kLinearMergeMaxBytes];
-  Pair pairs[kLinearMergeMaxBytes];
-  size_t m = piece.size();
-  const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
-  for (size_t k = 0; k < m; ++k) parts[k] = byte_ids_[bytes[k]];
-  for (size_t k = 0; k + 1 < m; ++k) pairs[k] = byte_pairs_[bytes[k] * 256 + bytes[k + 1]];
+// The linear merge: parts[0..m) are tokens, pairs[k] the merge of parts[k] and parts[k + 1].
+// Merges the lowest-priority pair (leftmost among equals) until none merges; returns the number
+// of parts left.
+inline size_t BpeModel::MergeLinearParts(uint32_t* parts, Pair* pairs, size_t m) const {
   while (m > 1) {
     size_t best = 0;
     uint32_t best_priority = pairs[0].priority;
@@ -425,6 +422,18 @@ void BpeModel::MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) c
     if (best > 0) pairs[best - 1] = LookupPair(parts[best - 1], parts[best]);
     if (best + 1 < m) pairs[best] = LookupPair(parts[best], parts[best + 1]);
   }
+  return m;
+}
+
+void BpeModel::MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) const {
+  // parts[k] is a token; pairs[k] describes the merge of parts[k] and parts[k + 1].
+  uint32_t parts[kLinearMergeMaxBytes];
+  Pair pairs[kLinearMergeMaxBytes];
+  size_t m = piece.size();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
+  for (size_t k = 0; k < m; ++k) parts[k] = byte_ids_[bytes[k]];
+  for (size_t k = 0; k + 1 < m; ++k) pairs[k] = byte_pairs_[bytes[k] * 256 + bytes[k + 1]];
+  m = MergeLinearParts(parts, pairs, m);
   for (size_t k = 0; k < m; ++k) EmitPart(parts[k], ids);
 }
 
@@ -496,23 +505,7 @@ void BpeModel::MergeIds(std::span<const uint32_t> parts, std::vector<uint32_t>* 
     size_t m = n;
     for (size_t k = 0; k < m; ++k) p[k] = parts[k];
     for (size_t k = 0; k + 1 < m; ++k) pairs[k] = LookupPair(p[k], p[k + 1]);
-    while (m > 1) {
-      size_t best = 0;
-      uint32_t best_priority = pairs[0].priority;
-      for (size_t k = 1; k + 1 < m; ++k) {
-        if (pairs[k].priority < best_priority) {
-          best_priority = pairs[k].priority;
-          best = k;
-        }
-      }
-      if (best_priority == kNone) break;
-      p[best] = pairs[best].result;
-      for (size_t k = best + 1; k + 1 < m; ++k) p[k] = p[k + 1];
-      for (size_t k = best + 1; k + 2 < m; ++k) pairs[k] = pairs[k + 1];
-      --m;
-      if (best > 0) pairs[best - 1] = LookupPair(p[best - 1], p[best]);
-      if (best + 1 < m) pairs[best] = LookupPair(p[best], p[best + 1]);
-    }
+    m = MergeLinearParts(p, pairs, m);
     ids->insert(ids->end(), p, p + m);
     return;
   }

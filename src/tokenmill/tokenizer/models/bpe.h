@@ -131,6 +131,7 @@ class BpeModel {
   void InsertPair(uint32_t left, uint32_t right, uint32_t priority, uint32_t result);
   void InsertToken(uint32_t id);
   bool TakeWhole(uint32_t id) const;
+  size_t MergeLinearParts(uint32_t* parts, Pair* pairs, size_t m) const;
   void MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) const;
   void MergeHeap(std::string_view piece, std::vector<uint32_t>* ids) const;
   void EmitPart(uint32_t id, std::vector<uint32_t>* ids) const;
@@ -147,13 +148,13 @@ class BpeModel {
   std::string arena_;        // bytes of every token
   std::vector<Span> spans_;  // by id
   size_t token_count_ = 0;
-  std::vector<TokenSlot> token_slots_;                 // open addressing, power-of-two size
+  std::vector<TokenSlot> token_slots_;  // open addressing, power-of-two size
   struct MergeLine {
     uint32_t left, right, result;  // result kNone: the concatenation
     uint32_t priority;             // kNone: the index of the line
   };
-  std::vector<MergeLine> merges_;  // kMerges, in order
-  std::vector<uint64_t> pair_slots_;                   // open addressing, power-of-two size
+  std::vector<MergeLine> merges_;     // kMerges, in order
+  std::vector<uint64_t> pair_slots_;  // open addressing, power-of-two size
   // A Bloom filter over the pairs (two bits in one 64-bit word per pair, about 8 bits per pair):
   // most looked-up pairs do not merge, and this small array answers those without touching
   // the table.
