@@ -178,6 +178,72 @@ class BertTest(tmtest.TempDirTest):
             {"max_seq_length": 128, "max_predictions_per_seq": 20, "seed": 99,
              "dupe_factor": 2})
 
+    def test_several_files_in_glob_order(self):
+        """compat = "google" over a pattern: the files are read in sorted order as one list of
+        documents, as the script reads --input_file=a,b,...: a file's last document continues into
+        the next file unless a blank line ends it; empty files and files of blank lines."""
+        docs = documents(SAMPLE, english=True)[:40]
+        folder = self.path("in")
+        os.mkdir(folder)
+        contents = {
+            "a.txt": "\n\n".join(docs[0:8]) + "\n",            # no blank line at the end
+            "b.txt": "\n\n".join(docs[8:14]) + "\n\n",        # continues a's last document
+            "c.txt": "",                                           # empty
+            "d.txt": "\n\n".join(docs[14:22]),                  # no final newline
+            "e.txt": "  \n\n",                                   # blank lines: ends d's document
+            "f.txt": "\n" + "\n\n".join(docs[22:30]) + "\n",   # starts with a blank line
+            "g.txt": "\n\n".join(docs[30:40]) + "\n",
+        }
+        for name, text in contents.items():
+            with open(os.path.join(folder, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        files = [os.path.join(folder, n) for n in sorted(contents)]
+        flags = {"max_seq_length": 128, "max_predictions_per_seq": 20, "random_seed": 5,
+                 "dupe_factor": 3}
+        out = os.path.join(self.tmp, "google.tfrecord")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join([STUB, GOOGLE])
+        proc = subprocess.run(
+            [sys.executable, os.path.join(GOOGLE, "create_pretraining_data.py"),
+             "--input_file=" + ",".join(files), "--output_file=" + out,
+             "--vocab_file=" + UNCASED, "--do_lower_case=True"] +
+            ["--%s=%s" % kv for kv in flags.items()],
+            capture_output=True, text=True, env=env, timeout=600)
+        self.assertEqual(proc.returncode, 0, proc.stderr[-3000:])
+        want = read_tfrecords([out])
+        got, manifest = run_tokenmill(
+            self.tmp, os.path.join(folder, "*.txt"), UNCASED,
+            {"max_seq_length": 128, "max_predictions_per_seq": 20, "seed": 5, "dupe_factor": 3,
+             "compat": "google"})
+        self.assertGreater(len(want), 50)
+        self.assertEqual(len(got), len(want))
+        for i, (g, w) in enumerate(zip(got, want)):
+            for key in FEATURES:
+                self.assertEqual(g[key], w[key], "example %d, feature %s" % (i, key))
+        self.assertEqual(manifest["tasks"], 1)
+        self.assertEqual(manifest["totals"]["bytes_in"],
+                         sum(len(t.encode("utf-8")) for t in contents.values()))
+
+    def test_compat_input_over_the_limit_fails_at_plan(self):
+        folder = self.path("big")
+        os.mkdir(folder)
+        line = ("word " * 200 + "\n").encode()
+        for name in ("a.txt", "b.txt"):
+            with open(os.path.join(folder, name), "wb") as f:
+                f.write(line * (33 * 1024 * 1024 // len(line) + 1))
+        job = self.path("big.toml")
+        with open(job, "w") as f:
+            f.write('[input]\npaths = [%s]\n[tokenizer]\npath = %s\n[examples]\nkind = "bert"\n'
+                    'compat = "google"\n[output]\npath = %s\n' %
+                    (json.dumps(os.path.join(folder, "*.txt")), json.dumps(UNCASED),
+                     json.dumps(self.path("o"))))
+        proc = run(["plan", job], check=False)
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertIn("the 2 input file(s) hold", proc.stderr)
+        self.assertIn("over the limit of 64 MiB; remove compat to use the default mode",
+                      proc.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.path("o"), "_job", "job.json")))
+
     def test_default_mode_statistics_match_the_script(self):
         docs = documents(SAMPLE, english=False)[:1200]
         corpus = self.path("corpus.txt")

@@ -777,18 +777,6 @@ class TomlSpecParser {
                             "): the script tokenizes with Google's "
                             "tokenization.py");
       }
-      // One task over the whole input, as the script reads it.
-      const toml::node* paths = Get("input", "paths");
-      const bool one_file = spec.input_paths.size() == 1 &&
-                            spec.input_paths[0].find_first_of("*?[{") == std::string::npos;
-      if (!one_file) {
-        return BadValue("input", "paths", *paths,
-                        "must name exactly one file (no pattern) when [examples] compat = "
-                        "\"google\" (" +
-                            At(node) +
-                            "): concatenate the inputs into one file, "
-                            "or remove compat to use the default mode");
-      }
     }
     return Status::Ok();
   }

@@ -594,7 +594,7 @@ TEST(LoadJobSpec, ExampleJobFiles) {
   }
 }
 
-// A bert job over one file (compat = "google" takes exactly one file).
+// A bert job over one file.
 constexpr char kBert[] = R"(
 [input]
 paths = ["corpus.txt"]
@@ -696,10 +696,12 @@ TEST(JobSpecBert, BadValuesNameTheKey) {
             "job.toml:6: [tokenizer] compat must be \"google-bert\" (or unset) when [examples] "
             "compat = \"google\" (job.toml:9): the script tokenizes with Google's "
             "tokenization.py");
+  // Patterns and several paths are accepted: the planner makes one task of every file.
   std::string glob = Bert("compat = \"google\"");
-  glob.replace(glob.find("corpus.txt"), 10, "corpus/*.txt");
-  EXPECT_THAT(error(glob), HasSubstr("job.toml:3: [input] paths must name exactly one file (no "
-                                     "pattern) when [examples] compat = \"google\""));
+  glob.replace(glob.find("\"corpus.txt\""), 12, "\"corpus/*.txt\", \"more.txt\"");
+  auto globbed = ParseJobSpec(glob, "job.toml");
+  ASSERT_TRUE(globbed.ok()) << globbed.status().ToString();
+  EXPECT_EQ(globbed->input_paths.size(), 2u);
   EXPECT_THAT(error(Bert("compat = \"google\"\nchinese_whole_word = true")),
               HasSubstr("[examples] chinese_whole_word is not part of create_pretraining_data.py"));
   EXPECT_THAT(error(Bert("compat = \"google\"\nrandom_next_window = 5")),

@@ -4,6 +4,7 @@
 
 #include "tokenmill/base/log.h"
 #include "tokenmill/base/sha256.h"
+#include "tokenmill/examples/bert_builder.h"
 #include "tokenmill/io/document_reader.h"
 #include "tokenmill/io/parquet_reader.h"
 #include "tokenmill/job/record_checks.h"
@@ -24,6 +25,32 @@ Status DeletePrefix(Storage& storage, const std::string& prefix) {
   TM_ASSIGN_OR_RETURN(auto objects, storage.List(prefix));
   for (const auto& o : objects) TM_RETURN_IF_ERROR(storage.Delete(o.url));
   return Status::Ok();
+}
+
+// compat = "google": one task reading every input whole, in order, as the script does; refused
+// here, before any work, when the input is over the limit the builder holds in memory (for
+// compressed inputs the builder checks the decompressed text as it reads).
+StatusOr<std::vector<TaskDef>> GoogleCompatTask(const std::vector<ObjectInfo>& objects) {
+  uint64_t bytes = 0;
+  for (const ObjectInfo& object : objects) bytes += object.size;
+  if (bytes > kGoogleCompatMaxInputBytes) {
+    return Status::InvalidArgument(
+        "[examples] compat = \"google\" holds the whole input in memory, as "
+        "create_pretraining_data.py does, and the " +
+        std::to_string(objects.size()) + " input file(s) hold " + std::to_string(bytes) +
+        " bytes, over the limit of " + std::to_string(kGoogleCompatMaxInputBytes >> 20) +
+        " MiB; remove compat to use the default mode, which makes the same kind of examples in "
+        "bounded memory from inputs of any size, spread over any number of workers");
+  }
+  TaskDef task;
+  task.url = objects[0].url;
+  task.size = objects[0].size;
+  task.end = objects[0].size;
+  task.compressed = IsCompressed(objects[0].url);
+  for (size_t i = 1; i < objects.size(); ++i) {
+    task.following.push_back({objects[i].url, objects[i].size, IsCompressed(objects[i].url)});
+  }
+  return std::vector<TaskDef>{task};
 }
 
 }  // namespace
@@ -50,6 +77,7 @@ StatusOr<std::vector<TaskDef>> CutTasks(const JobSpec& spec) {
     }
     footers = ReadParquetFooters(objects);
   }
+  if (spec.examples.google_compat) return GoogleCompatTask(objects);
   for (size_t index = 0; index < objects.size(); ++index) {
     const ObjectInfo& object = objects[index];
     TaskDef base;
@@ -222,7 +250,7 @@ StatusOr<PlanResult> PlanJob(JobSpec spec, const PlanOptions& options) {
   for (const auto& t : tasks) {
     tasks_jsonl += ToJson(t);
     tasks_jsonl += '\n';
-    job.input_bytes += t.end - t.begin;
+    job.input_bytes += t.InputBytes();
   }
   job.task_count = tasks.size();
   job.tasks_sha256 = Sha256Hex(tasks_jsonl);

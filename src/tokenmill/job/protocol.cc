@@ -10,7 +10,27 @@ NLOHMANN_JSON_SERIALIZE_ENUM(LeaseState, {{LeaseState::kLeased, "leased"},
                                           {LeaseState::kReleased, "released"},
                                           {LeaseState::kFailed, "failed"}})
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TaskDef, id, url, begin, end, size, compressed)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TaskInput, url, size, compressed)
+
+// By hand, so that "following" appears only when a task has such inputs (the records of every
+// other job keep their bytes).
+void to_json(nlohmann::json& j, const TaskDef& v) {
+  j = nlohmann::json{{"id", v.id},   {"url", v.url},   {"begin", v.begin},
+                     {"end", v.end}, {"size", v.size}, {"compressed", v.compressed}};
+  if (!v.following.empty()) j["following"] = v.following;
+}
+
+void from_json(const nlohmann::json& j, TaskDef& v) {
+  const TaskDef d;
+  v.id = j.value("id", d.id);
+  v.url = j.value("url", d.url);
+  v.begin = j.value("begin", d.begin);
+  v.end = j.value("end", d.end);
+  v.size = j.value("size", d.size);
+  v.compressed = j.value("compressed", d.compressed);
+  v.following = j.value("following", d.following);
+}
+
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TokenizerFileRecord, role, name, bytes, sha256)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(JobRecord, format_version, tokenmill_version,
                                                 spec_json, spec_digest, tokenizer_files,
@@ -145,6 +165,12 @@ TaskStats& TaskStats::operator+=(const TaskStats& o) {
   masked_words += o.masked_words;
   random_next += o.random_next;
   return *this;
+}
+
+uint64_t TaskDef::InputBytes() const {
+  uint64_t bytes = end - begin;
+  for (const TaskInput& in : following) bytes += in.size;
+  return bytes;
 }
 
 std::string ToJson(const TaskDef& v) { return Dump(v); }

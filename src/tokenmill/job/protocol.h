@@ -49,6 +49,13 @@ class StorePaths {
   std::string root_;
 };
 
+// A whole input object that a task reads after its first one.
+struct TaskInput {
+  std::string url;
+  uint64_t size = 0;  // the object's size
+  bool compressed = false;
+};
+
 struct TaskDef {
   uint64_t id = 0;
   std::string url;
@@ -56,6 +63,13 @@ struct TaskDef {
   uint64_t end = 0;   // exclusive; for compressed inputs: the object's size
   uint64_t size = 0;  // the object's size
   bool compressed = false;
+  // Whole objects read after [begin, end) of url, in this order, as one stream of documents.
+  // Only the single task of an `[examples] compat = "google"` job has any (the script reads all
+  // its input files into one list of documents); absent from the JSON record when empty.
+  std::vector<TaskInput> following;
+
+  // The raw bytes the task reads: its range plus the following objects.
+  uint64_t InputBytes() const;
 };
 
 struct TokenizerFileRecord {

@@ -46,6 +46,31 @@ TEST(Records, RoundTrip) {
   EXPECT_EQ(LeaseRecordFromJson("{not json").status().code(), StatusCode::kDataLoss);
 }
 
+TEST(Records, TaskFollowingInputsOnlyWhenPresent) {
+  TaskDef t;
+  t.id = 0;
+  t.url = "/in/a.txt";
+  t.end = t.size = 10;
+  // A task of one range keeps the record layout it always had.
+  EXPECT_EQ(ToJson(t),
+            R"({"begin":0,"compressed":false,"end":10,"id":0,"size":10,"url":"/in/a.txt"})");
+  t.following = {{"/in/b.txt.gz", 7, true}, {"/in/c.txt", 3, false}};
+  const std::string json = ToJson(t);
+  EXPECT_NE(json.find(R"("following":[{"compressed":true,"size":7,"url":"/in/b.txt.gz"})"),
+            std::string::npos)
+      << json;
+  auto back = TaskDefFromJson(json);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->following.size(), 2u);
+  EXPECT_EQ(back->following[0].url, "/in/b.txt.gz");
+  EXPECT_TRUE(back->following[0].compressed);
+  EXPECT_EQ(back->following[1].size, 3u);
+  EXPECT_EQ(back->InputBytes(), 20u);
+  EXPECT_EQ(ToJson(*back), json);
+  EXPECT_EQ(TaskDefFromJson(R"({"id":0,"url":"/a","following":"x"})").status().code(),
+            StatusCode::kDataLoss);
+}
+
 TEST(Records, DoneRecordCarriesContentAndFleetFigures) {
   DoneRecord d;
   d.task = 7;

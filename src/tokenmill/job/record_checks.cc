@@ -62,24 +62,33 @@ Status CheckJobRecord(const JobRecord& job, std::string_view where) {
 Status CheckTaskInJob(const JobSpec& spec, const TaskDef& task, std::string_view where) {
   const std::string what =
       std::string(where) + ": task " + std::to_string(task.id) + " (" + task.url + ")";
-  if (HasDotOrEmptyComponent(task.url)) {
-    return Status::DataLoss(what + " is not a normalised absolute location" + kFix);
-  }
-  bool declared = false;
-  for (const std::string& pattern : spec.input_paths) {
-    if (pattern == task.url ||
-        (HasGlobWildcard(pattern) && ValidateGlob(pattern).ok() && GlobMatch(pattern, task.url))) {
-      declared = true;
-      break;
+  // Every object the task reads is a normalised location that one of [input] paths names.
+  auto check_declared = [&](const std::string& url, const std::string& who) -> Status {
+    if (HasDotOrEmptyComponent(url)) {
+      return Status::DataLoss(who + " is not a normalised absolute location" + kFix);
     }
-  }
-  if (!declared) {
-    return Status::DataLoss(what + " is not one of the job's [input] paths" + kFix);
-  }
+    for (const std::string& pattern : spec.input_paths) {
+      if (pattern == url ||
+          (HasGlobWildcard(pattern) && ValidateGlob(pattern).ok() && GlobMatch(pattern, url))) {
+        return Status::Ok();
+      }
+    }
+    return Status::DataLoss(who + " is not one of the job's [input] paths" + kFix);
+  };
+  TM_RETURN_IF_ERROR(check_declared(task.url, what));
   if (task.begin > task.end || task.end > task.size) {
     return Status::DataLoss(what + " has the range [" + std::to_string(task.begin) + ", " +
                             std::to_string(task.end) + ") outside its " +
                             std::to_string(task.size) + " bytes" + kFix);
+  }
+  if (!task.following.empty() && !spec.examples.google_compat) {
+    return Status::DataLoss(what +
+                            " reads further input files, which only the task of an [examples] "
+                            "compat = \"google\" job does" +
+                            kFix);
+  }
+  for (const TaskInput& input : task.following) {
+    TM_RETURN_IF_ERROR(check_declared(input.url, what + ", following input " + input.url));
   }
   return Status::Ok();
 }

@@ -50,6 +50,28 @@ TEST(RecordChecks, TasksOutsideTheJobAreRefused) {
             StatusCode::kDataLoss);
 }
 
+TEST(RecordChecks, FollowingInputsAreCheckedLikeTheFirst) {
+  JobSpec spec = Spec();
+  TaskDef task = Task("/data/in/a.txt");
+  task.following = {{"/data/in/b.txt", 5, false}, {"s3://corpus/web/part-01.txt", 9, false}};
+  // Only the single task of a compat = "google" job reads several inputs.
+  Status s = CheckTaskInJob(spec, task, "t");
+  EXPECT_EQ(s.code(), StatusCode::kDataLoss);
+  EXPECT_NE(s.message().find("only the task of an [examples] compat = \"google\" job"),
+            std::string::npos)
+      << s.message();
+  spec.examples.google_compat = true;
+  EXPECT_TRUE(CheckTaskInJob(spec, task, "t").ok());
+  for (const char* url : {"/etc/passwd", "/data/in/../x.txt", "s3://other/web/part-01.txt"}) {
+    TaskDef bad = task;
+    bad.following[1].url = url;
+    s = CheckTaskInJob(spec, bad, "/store/tasks.jsonl");
+    EXPECT_EQ(s.code(), StatusCode::kDataLoss) << url;
+    EXPECT_NE(s.message().find(std::string("following input ") + url), std::string::npos)
+        << s.message();
+  }
+}
+
 TEST(RecordChecks, JobRecordDigestAndTokenizerNames) {
   JobRecord job;
   job.spec_json = "{\"x\":1}";

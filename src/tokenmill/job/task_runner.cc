@@ -1,5 +1,8 @@
 #include "tokenmill/job/task_runner.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "tokenmill/examples/example_builder.h"
 #include "tokenmill/io/document_reader.h"
 #include "tokenmill/storage/storage.h"
@@ -8,20 +11,41 @@ namespace tokenmill {
 
 ReaderOptions ReaderOptionsFor(const JobSpec& spec, const Tokenizer& tokenizer) {
   ReaderOptions options = spec.reader;
-  options.invalid_utf8 = tokenizer.kind() != TokenizerKind::kWordPiece
-                             ? InvalidUtf8::kReplace
-                             : InvalidUtf8::kDrop;
+  options.invalid_utf8 =
+      tokenizer.kind() != TokenizerKind::kWordPiece ? InvalidUtf8::kReplace : InvalidUtf8::kDrop;
   return options;
 }
+
+namespace {
+
+// The inputs of a task, in order: its range, then the whole objects that follow it.
+std::vector<InputRange> TaskInputs(const TaskDef& task) {
+  std::vector<InputRange> inputs;
+  inputs.push_back({task.url, task.begin, task.compressed ? kToEnd : task.end});
+  for (const TaskInput& in : task.following) inputs.push_back({in.url, 0, kToEnd});
+  return inputs;
+}
+
+uint64_t LastLine(const Document& doc) {
+  return doc.line_number +
+         static_cast<uint64_t>(std::count(doc.text.begin(), doc.text.end(), '\n'));
+}
+
+void AddReaderStats(const ReaderStats& r, ReaderStats* total) {
+  total->bytes_in += r.bytes_in;
+  total->bytes_decoded += r.bytes_decoded;
+  total->lines += r.lines;
+  total->documents += r.documents;
+  total->invalid_utf8_bytes += r.invalid_utf8_bytes;
+  total->skipped_records += r.skipped_records;
+  total->empty_documents += r.empty_documents;
+}
+
+}  // namespace
 
 StatusOr<TaskResult> RunTask(const JobSpec& spec, const Tokenizer& tokenizer, const TaskDef& task,
                              const std::string& scratch_dir, const CancelCheck& cancelled,
                              const ProgressCallback& progress) {
-  TM_ASSIGN_OR_RETURN(Storage * storage, StorageFor(task.url));
-  InputRange range{task.url, task.begin, task.compressed ? kToEnd : task.end};
-  TM_ASSIGN_OR_RETURN(auto reader,
-                      OpenDocumentReader(*storage, range, ReaderOptionsFor(spec, tokenizer)));
-
   ExampleOptions example_options = spec.examples;
   example_options.eod_first = spec.output.format == OutputFormat::kLlmc;
   TM_ASSIGN_OR_RETURN(auto builder, CreateExampleBuilder(example_options, tokenizer, task.id));
@@ -41,32 +65,66 @@ StatusOr<TaskResult> RunTask(const JobSpec& spec, const Tokenizer& tokenizer, co
     content.AddExample(e.num_real_tokens);
     return writer->Add(e);
   };
-  auto run = [&]() -> Status {
-    Document doc;
-    uint64_t n = 0;
-    for (;;) {
-      TM_ASSIGN_OR_RETURN(bool more, reader->Next(&doc));
-      if (!more) break;
-      const uint64_t tokens_before = builder->stats().tokens;
-      TM_RETURN_IF_ERROR(builder->AddDocument(doc.text, sink));
-      content.AddDocument(doc.text, builder->stats().tokens - tokens_before);
-      if ((++n & 63) == 0) {
-        if (cancelled && cancelled()) return Status::Cancelled("task stopped");
-        if (progress) progress(reader->stats().bytes_in);
-      }
+  const ReaderOptions reader_options = ReaderOptionsFor(spec, tokenizer);
+  ReaderStats rs;  // of the inputs read to the end
+  uint64_t fed = 0;
+  auto feed = [&](const Document& doc, uint64_t bytes_in) -> Status {
+    const uint64_t tokens_before = builder->stats().tokens;
+    TM_RETURN_IF_ERROR(builder->AddDocument(doc.text, sink));
+    content.AddDocument(doc.text, builder->stats().tokens - tokens_before);
+    if ((++fed & 63) == 0) {
+      if (cancelled && cancelled()) return Status::Cancelled("task stopped");
+      if (progress) progress(rs.bytes_in + bytes_in);
     }
+    return Status::Ok();
+  };
+  auto run = [&]() -> Status {
+    // Each document is held until the next one is read: over several inputs (compat = "google"),
+    // a text file's last document continues into the next file's first one when no blank line
+    // separates them, as create_pretraining_data.py reads its input files into one list.
+    Document held, doc;
+    bool holding = false;
+    bool open = false;  // the held document may continue into the next input
+    for (const InputRange& range : TaskInputs(task)) {
+      TM_ASSIGN_OR_RETURN(Storage * storage, StorageFor(range.url));
+      TM_ASSIGN_OR_RETURN(auto reader, OpenDocumentReader(*storage, range, reader_options));
+      bool first = true;
+      uint64_t last_line = 0;
+      for (;;) {
+        TM_ASSIGN_OR_RETURN(bool more, reader->Next(&doc));
+        if (!more) break;
+        const uint64_t doc_last_line = LastLine(doc);
+        if (first && open && doc.line_number == 1) {
+          held.text.push_back('\n');
+          held.text.append(doc.text);
+        } else {
+          if (holding) TM_RETURN_IF_ERROR(feed(held, reader->stats().bytes_in));
+          std::swap(held, doc);
+          holding = true;
+        }
+        first = false;
+        last_line = doc_last_line;
+      }
+      const ReaderStats& stats = reader->stats();
+      // A blank line after the input's last document (or an input of blank lines) ends it.
+      if (first) {
+        open = open && stats.lines == 0;
+      } else {
+        open = spec.reader.format == InputFormat::kText && stats.lines == last_line;
+      }
+      AddReaderStats(stats, &rs);
+    }
+    if (holding) TM_RETURN_IF_ERROR(feed(held, 0));
     return builder->Finish(sink);
   };
   Status status = run();
   if (!status.ok()) {
     writer->Abandon();
-    if (status.Is(StatusCode::kCancelled)) return status;
     return status;
   }
   TaskResult result;
   TM_ASSIGN_OR_RETURN(result.shards, writer->Finish());
-  if (progress) progress(reader->stats().bytes_in);
-  const ReaderStats& rs = reader->stats();
+  if (progress) progress(rs.bytes_in);
   const BuilderStats& bs = builder->stats();
   result.stats.documents = bs.documents;
   result.stats.lines = rs.lines;
@@ -83,7 +141,7 @@ StatusOr<TaskResult> RunTask(const JobSpec& spec, const Tokenizer& tokenizer, co
   result.stats.dropped_bytes = rs.invalid_utf8_bytes;
   result.stats.skipped_records = rs.skipped_records;
   result.stats.empty_documents = rs.empty_documents;
-  result.stats.bytes_in = task.end - task.begin;  // raw bytes of the task: deterministic
+  result.stats.bytes_in = task.InputBytes();  // raw bytes of the task: deterministic
   result.content = content.Finish(builder->kind_counters());
   return result;
 }
