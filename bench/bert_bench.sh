@@ -2,7 +2,8 @@
 # BERT example building against ELECTRA on the same text, and the peak memory of a BERT worker.
 #
 #   bench/bert_bench.sh [BUILD_DIR] [COPIES]     (default: build, 1; RUNS=3 runs each, median;
-#                                                 MEMORY_ONLY=1 skips the speed runs)
+#                                                 MEMORY_ONLY=1 skips the speed runs;
+#                                                 DUPE_FACTOR=N for the memory run, default 10)
 #
 # Speed: `tokenmill run --workers 1` on the shared corpus (28 MB of mixed Chinese/English text, 8
 # files, half gzip) with bert-base-chinese: ELECTRA, BERT with dupe_factor 1 and BERT with the
@@ -74,11 +75,15 @@ fi
 # Memory: one worker process over the big input.
 for _ in $(seq 1 "$copies"); do cat "$tmp/corpus.txt"; done >"$tmp/big.txt"
 big_bytes=$(wc -c <"$tmp/big.txt")
-file=$(job big "$tmp/big.txt" "kind = \"bert\"")
-"$bin" plan "$file" >/dev/null
+file=$(job big "$tmp/big.txt" "kind = \"bert\"
+dupe_factor = ${DUPE_FACTOR:-10}")
+plan_kb=$( { /usr/bin/time -f %M "$bin" plan "$file" >/dev/null; } 2>&1 | tail -1)
 start=$(date +%s.%N)
 /usr/bin/time -v "$bin" work "$tmp/big-out/_job" --threads 1 2>"$tmp/time.txt" >/dev/null
 end=$(date +%s.%N)
 rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tmp/time.txt")
-printf 'memory: %s bytes of input, 1 worker thread: peak RSS %.1f MB, %.1f s\n' "$big_bytes" \
-  "$(echo "$rss / 1024" | bc -l)" "$(echo "$end - $start" | bc)"
+finalize_kb=$( { /usr/bin/time -f %M "$bin" finalize "$tmp/big-out/_job" >/dev/null; } 2>&1 | tail -1)
+printf 'memory: %s bytes of input, dupe_factor %s, 1 worker thread: peak RSS %.1f MB, %.1f s\n' \
+  "$big_bytes" "${DUPE_FACTOR:-10}" "$(echo "$rss / 1024" | bc -l)" "$(echo "$end - $start" | bc)"
+printf 'memory: plan peak RSS %.1f MB, finalize peak RSS %.1f MB\n' "$(echo "$plan_kb / 1024" | bc -l)" \
+  "$(echo "$finalize_kb / 1024" | bc -l)"

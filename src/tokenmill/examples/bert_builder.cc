@@ -108,7 +108,6 @@ BertBuilder::BertBuilder(const ExampleOptions& options, const Tokenizer& tokeniz
                          std::unique_ptr<ChineseWordSegmenter> segmenter)
     : tokenizer_(tokenizer),
       options_(options),
-      task_id_(task_id),
       cls_id_(*specials.cls),
       sep_id_(*specials.sep),
       mask_id_(*specials.mask),

@@ -82,7 +82,6 @@ class BertBuilder : public ExampleBuilder {
 
   const Tokenizer& tokenizer_;
   const ExampleOptions options_;
-  const uint64_t task_id_;
   const uint32_t cls_id_, sep_id_, mask_id_;
   const std::optional<uint32_t> unk_id_;
   // list(tokenizer.vocab.keys()) as ids: a random replacement word is one of these.

@@ -86,7 +86,9 @@ class FakeMetadataServer {
 };
 
 // Enough of the GCS XML API for the backend: objects with generations, preconditions, ranges,
-// ListObjectsV2 pages; plus switches to answer 401 to a revoked token or 503 after applying a PUT.
+// ListObjectsV2 pages, XML multipart uploads (start, parts, complete, abort, and their listing in
+// pages of one upload); plus switches to answer 401 to a revoked token, 503 after applying a PUT,
+// and to fail every multipart completion and abort (a writer that dies mid-upload).
 class FakeGcs {
  public:
   FakeGcs() : server_([this](const TestHttpRequest& r) { return Handle(r); }) {}
@@ -107,6 +109,17 @@ class FakeGcs {
   void Forbid(bool f) {
     std::lock_guard<std::mutex> lock(mu_);
     forbid_ = f;
+  }
+  void BreakUploads(bool b) {
+    std::lock_guard<std::mutex> lock(mu_);
+    break_uploads_ = b;
+  }
+  // Keys of the multipart uploads in progress.
+  std::vector<std::string> uploads() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<std::string> out;
+    for (const auto& [id, u] : uploads_) out.push_back(u.key);
+    return out;
   }
 
  private:
@@ -134,7 +147,11 @@ class FakeGcs {
         r.target.find('?') == std::string::npos ? "" : r.target.substr(r.target.find('?') + 1);
     std::string name = PercentDecode(path.substr(1));  // "bucket/key"
     size_t slash = name.find('/');
-    if (slash == std::string::npos) return List(name, ParseQuery(query));
+    std::map<std::string, std::string> q = ParseQuery(query);
+    if (slash == std::string::npos) {
+      return q.contains("uploads") ? ListUploads(name, q) : List(name, q);
+    }
+    if (q.contains("uploads") || q.contains("uploadId")) return Multipart(r, name, q);
     std::string match = r.Header("x-goog-if-generation-match");
     auto it = objects_.find(name);
     if (r.method == "PUT") {
@@ -183,6 +200,84 @@ class FakeGcs {
     return MakeHttpResponse(206, headers, o.data.substr(a, b - a + 1));
   }
 
+  std::optional<std::string> Multipart(const TestHttpRequest& r, const std::string& name,
+                                       std::map<std::string, std::string>& q) {
+    const std::string key = name.substr(name.find('/') + 1);
+    if (r.method == "POST" && q.contains("uploads")) {
+      const std::string id = "upload-" + std::to_string(++next_upload_);
+      uploads_[id] = Upload{key, {}};
+      return MakeHttpResponse(
+          200, {"Content-Type: application/xml"},
+          "<?xml version='1.0' encoding='UTF-8'?><InitiateMultipartUploadResult>"
+          "<Bucket>b</Bucket><Key>" +
+              XmlEscape(key) + "</Key><UploadId>" + id +
+              "</UploadId></InitiateMultipartUploadResult>");
+    }
+    auto it = uploads_.find(q["uploadId"]);
+    if (it == uploads_.end() || it->second.key != key) return Error(404, "NoSuchUpload");
+    if (r.method == "PUT" && q.contains("partNumber")) {
+      const int part = std::stoi(q["partNumber"]);
+      it->second.parts[part] = r.body;
+      return MakeHttpResponse(200, {"ETag: \"part" + std::to_string(part) + "\""});
+    }
+    if (break_uploads_) return Error(503, "ServiceUnavailable");
+    if (r.method == "DELETE") {
+      uploads_.erase(it);
+      return MakeHttpResponse(204);
+    }
+    if (r.method == "POST") {
+      std::string data;
+      for (const auto& [n, part] : it->second.parts) data += part;
+      const int64_t gen = ++next_generation_;
+      objects_[name] = Object{data, gen};
+      uploads_.erase(it);
+      return MakeHttpResponse(
+          200, {"Content-Type: application/xml"},
+          "<?xml version='1.0' encoding='UTF-8'?><CompleteMultipartUploadResult>"
+          "<Key>" +
+              XmlEscape(key) + "</Key></CompleteMultipartUploadResult>");
+    }
+    return Error(400, "InvalidArgument");
+  }
+
+  // ListMultipartUploads, one upload a page, markers as the XML API gives them.
+  std::optional<std::string> ListUploads(const std::string& bucket,
+                                         std::map<std::string, std::string> q) {
+    const std::string& prefix = q["prefix"];
+    const std::string& delimiter = q["delimiter"];
+    const std::pair<std::string, std::string> after{q["key-marker"], q["upload-id-marker"]};
+    std::vector<std::pair<std::string, std::string>> listed;  // (key, id), sorted
+    std::set<std::string> common;
+    for (const auto& [id, u] : uploads_) {
+      if (!u.key.starts_with(prefix)) continue;
+      const size_t d = delimiter.empty() ? std::string::npos : u.key.find(delimiter, prefix.size());
+      if (d != std::string::npos) {
+        common.insert(u.key.substr(0, d + 1));
+        continue;
+      }
+      if (!after.first.empty() && std::make_pair(u.key, id) <= after) continue;
+      listed.emplace_back(u.key, id);
+    }
+    std::sort(listed.begin(), listed.end());
+    std::string xml = "<?xml version='1.0' encoding='UTF-8'?><ListMultipartUploadsResult><Bucket>" +
+                      bucket + "</Bucket>";
+    const bool truncated = listed.size() > 1;
+    xml += std::string("<IsTruncated>") + (truncated ? "true" : "false") + "</IsTruncated>";
+    if (!listed.empty()) {
+      if (truncated) {
+        xml += "<NextKeyMarker>" + XmlEscape(listed[0].first) +
+               "</NextKeyMarker><NextUploadIdMarker>" + listed[0].second + "</NextUploadIdMarker>";
+      }
+      xml += "<Upload><Key>" + XmlEscape(listed[0].first) + "</Key><UploadId>" + listed[0].second +
+             "</UploadId><Initiated>2026-12-01T12:00:00.000Z</Initiated></Upload>";
+    }
+    for (const std::string& p : common) {
+      xml += "<CommonPrefixes><Prefix>" + XmlEscape(p) + "</Prefix></CommonPrefixes>";
+    }
+    xml += "</ListMultipartUploadsResult>";
+    return MakeHttpResponse(200, {"Content-Type: application/xml"}, xml);
+  }
+
   std::optional<std::string> List(const std::string& bucket, std::map<std::string, std::string> q) {
     if (q["list-type"] != "2") return Error(400, "InvalidArgument");
     size_t max_keys = q.contains("max-keys") ? std::stoul(q["max-keys"]) : 1000;
@@ -219,6 +314,13 @@ class FakeGcs {
   std::set<std::string> revoked_;
   int apply_then_503_ = 0;
   bool forbid_ = false;
+  struct Upload {
+    std::string key;
+    std::map<int, std::string> parts;
+  };
+  std::map<std::string, Upload> uploads_;
+  int next_upload_ = 0;
+  bool break_uploads_ = false;
   TestHttpServer server_;
 };
 
@@ -422,6 +524,59 @@ TEST_F(GcsStorageTest, AmbiguousConditionalWritesAreSettledByReadingBack) {
   StatusOr<std::string> g2 = s->CompareAndSwap("gs://b/done/7", "holder h attempt 2", *g);
   ASSERT_TRUE(g2.ok()) << g2.status().ToString();
   EXPECT_EQ(*s->Read("gs://b/done/7"), "holder h attempt 2");
+}
+
+TEST_F(GcsStorageTest, MultipartUploadsAndTheirCleanUp) {
+  ObjectStoreOptions o = FastOptions();
+  o.multipart_threshold = 1000;
+  o.part_size = 400;
+  auto s = Bearer(o);
+  std::string data(2500, 'x');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>('a' + i % 23);
+  // A large write is an XML multipart upload: start, parts, completion.
+  ASSERT_TRUE(s->Write("gs://b/out/part-000000-000.tfrecord", data).ok());
+  EXPECT_EQ(*s->Read("gs://b/out/part-000000-000.tfrecord"), data);
+  EXPECT_TRUE(gcs_.uploads().empty());
+  int starts = 0, parts = 0;
+  for (const auto& r : gcs_.requests()) {
+    starts += r.method == "POST" && r.target.find("?uploads") != std::string::npos;
+    parts += r.method == "PUT" && r.target.find("partNumber=") != std::string::npos;
+  }
+  EXPECT_EQ(starts, 1);
+  EXPECT_EQ(parts, 7);
+
+  // Writers that die before completing (completion and abort fail) leave incomplete uploads,
+  // never an object under the final name.
+  gcs_.BreakUploads(true);
+  EXPECT_FALSE(s->Write("gs://b/out/part-000001-000.tfrecord", data).ok());
+  EXPECT_FALSE(s->Write("gs://b/out/part-000002-000.tfrecord", data).ok());
+  EXPECT_FALSE(s->Write("gs://b/out/sub/part-000003-000.tfrecord", data).ok());
+  EXPECT_FALSE(s->Write("gs://b/other/part-000004-000.tfrecord", data).ok());
+  gcs_.BreakUploads(false);
+  EXPECT_EQ(s->Stat("gs://b/out/part-000001-000.tfrecord").status().code(), StatusCode::kNotFound);
+  ASSERT_EQ(gcs_.uploads().size(), 4u);
+
+  // Listed directly in the folder only (not its sub-folders, not elsewhere), across pages.
+  StatusOr<std::vector<IncompleteWrite>> incomplete = s->ListIncomplete("gs://b/out");
+  ASSERT_TRUE(incomplete.ok()) << incomplete.status().ToString();
+  ASSERT_EQ(incomplete->size(), 2u);
+  EXPECT_EQ((*incomplete)[0].url, "gs://b/out/part-000001-000.tfrecord");
+  EXPECT_EQ((*incomplete)[1].url, "gs://b/out/part-000002-000.tfrecord");
+  bool delimited = false;
+  for (const auto& r : gcs_.requests()) {
+    if (r.method == "GET" && r.target.starts_with("/b?")) {
+      delimited = delimited || (r.target.find("uploads") != std::string::npos &&
+                                r.target.find("delimiter=%2F") != std::string::npos);
+    }
+  }
+  EXPECT_TRUE(delimited);
+  for (const IncompleteWrite& w : *incomplete) ASSERT_TRUE(s->RemoveIncomplete(w).ok());
+  EXPECT_EQ(gcs_.uploads(), (std::vector<std::string>{"out/sub/part-000003-000.tfrecord",
+                                                      "other/part-000004-000.tfrecord"}))
+      << "the other uploads are left alone";
+  EXPECT_TRUE(s->ListIncomplete("gs://b/out/")->empty());
+  // Aborting an upload already gone is not an error (a retried abort).
+  EXPECT_TRUE(s->RemoveIncomplete((*incomplete)[0]).ok());
 }
 
 TEST_F(GcsStorageTest, PermissionErrorsCarryNoToken) {
