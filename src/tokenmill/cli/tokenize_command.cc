@@ -2,6 +2,7 @@
 //
 // One output line per input line (split on '\n' only): a compact JSON array of ids, or of token
 // strings with --tokens. No special tokens are added.
+#include <charconv>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -67,14 +68,19 @@ class LineWriter {
 };
 
 void AppendIds(const std::vector<uint32_t>& ids, std::string* out) {
-  out->push_back('[');
-  char num[16];
+  // At most 10 digits and a comma per id, written in place.
+  const size_t start = out->size();
+  out->resize(start + 3 + 11 * ids.size());
+  char* p = out->data() + start;
+  char* const end = out->data() + out->size();
+  *p++ = '[';
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (i) out->push_back(',');
-    const int n = std::snprintf(num, sizeof(num), "%u", ids[i]);
-    out->append(num, n);
+    if (i) *p++ = ',';
+    p = std::to_chars(p, end, ids[i]).ptr;
   }
-  out->append("]\n");
+  *p++ = ']';
+  *p++ = '\n';
+  out->resize(static_cast<size_t>(p - out->data()));
 }
 
 int RunTokenize(const TokenizeArgs& args) {
@@ -102,11 +108,16 @@ int RunTokenize(const TokenizeArgs& args) {
   std::string pending;
   std::string clean;
   std::string chunk(1 << 20, '\0');
+  bool chunk_valid = false;  // the lines being emitted are valid UTF-8 as they are
   auto emit = [&](std::string_view line) {
-    clean.clear();
-    AppendValidUtf8(line, policy, &clean);
+    std::string_view text = line;
+    if (!chunk_valid) {
+      clean.clear();
+      AppendValidUtf8(line, policy, &clean);
+      text = clean;
+    }
     ids.clear();
-    tok.Encode(clean, &ids);
+    tok.Encode(text, &ids);
     if (args.tokens) {
       nlohmann::json arr = nlohmann::json::array();
       for (uint32_t id : ids) arr.push_back(std::string(tok.IdToToken(id)));
@@ -128,12 +139,19 @@ int RunTokenize(const TokenizeArgs& args) {
     }
     if (n == 0) break;
     pending.append(chunk.data(), n);
+    // The whole lines of the buffer, validated at once (almost all text is valid).
+    const size_t last_nl = pending.rfind('\n');
+    if (last_nl == std::string::npos) continue;
+    const std::string_view lines = std::string_view(pending).substr(0, last_nl);
+    chunk_valid = FindInvalidUtf8(lines) == std::string_view::npos;
     size_t start = 0;
-    for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
-      emit(std::string_view(pending).substr(start, nl - start));
+    for (size_t nl; (nl = lines.find('\n', start)) != std::string_view::npos; start = nl + 1) {
+      emit(lines.substr(start, nl - start));
     }
-    pending.erase(0, start);
+    emit(lines.substr(start));
+    pending.erase(0, last_nl + 1);
   }
+  chunk_valid = false;
   if (!pending.empty()) emit(pending);
   return kExitOk;
 }
