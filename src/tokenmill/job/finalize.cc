@@ -228,7 +228,7 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
       TM_ASSIGN_OR_RETURN(std::string data, store->Read(paths.TokenizerFile(f.role, f.name)));
       files.push_back({f.role, f.name, std::move(data)});
     }
-    TM_ASSIGN_OR_RETURN(auto tokenizer, LoadTokenizer(spec.tokenizer, files));
+    TM_ASSIGN_OR_RETURN(auto tokenizer, LoadSharedTokenizer(spec.tokenizer, files));
     TM_ASSIGN_OR_RETURN(auto gpt, GptBuilder::Create(spec.examples, *tokenizer));
     auto id = [](std::optional<uint32_t> v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
     manifest["special_ids"] = {{"bos", id(gpt->bos_id())}, {"eod", id(gpt->eod_id())}};

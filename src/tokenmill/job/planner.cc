@@ -233,6 +233,7 @@ StatusOr<PlanResult> PlanJob(JobSpec spec, const PlanOptions& options) {
   // Copy the tokenizer files, so workers elsewhere load exactly these bytes.
   TM_ASSIGN_OR_RETURN(auto locations, TokenizerFileLocations(spec.tokenizer));
   std::string digest_input;
+  std::vector<TokenizerFile> files;
   for (const auto& [role, location] : locations) {
     TM_ASSIGN_OR_RETURN(Storage * source, StorageFor(location));
     auto data = source->Read(location);
@@ -241,10 +242,12 @@ StatusOr<PlanResult> PlanJob(JobSpec spec, const PlanOptions& options) {
     TM_RETURN_IF_ERROR(store->Write(paths.TokenizerFile(role, rec.name), *data));
     digest_input += rec.role + " " + rec.name + " " + rec.sha256 + "\n";
     job.tokenizer_files.push_back(rec);
+    files.push_back({role, rec.name, std::move(data).value()});
   }
   job.tokenizer_digest = Sha256Hex(digest_input);
-  // Fail early on a tokenizer that does not load (missing [UNK], bad file...).
-  TM_RETURN_IF_ERROR(LoadTokenizerFromStorage(spec.tokenizer).status());
+  // Fail early on a tokenizer that does not load (missing [UNK], bad file...); a worker of the
+  // same process (`run`) then finds it built.
+  TM_RETURN_IF_ERROR(LoadSharedTokenizer(spec.tokenizer, files).status());
 
   std::string tasks_jsonl;
   for (const auto& t : tasks) {

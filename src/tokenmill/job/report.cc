@@ -11,8 +11,9 @@ namespace tokenmill {
 namespace {
 
 // The tokenizer the job was planned with, from the copies in its store (verified by sha256).
-StatusOr<std::unique_ptr<Tokenizer>> LoadStoreTokenizer(Storage& store, const StorePaths& paths,
-                                                        const JobRecord& job) {
+StatusOr<std::shared_ptr<const Tokenizer>> LoadStoreTokenizer(Storage& store,
+                                                              const StorePaths& paths,
+                                                              const JobRecord& job) {
   TM_ASSIGN_OR_RETURN(JobSpec spec, JobSpec::FromJson(job.spec_json));
   std::vector<TokenizerFile> files;
   for (const auto& rec : job.tokenizer_files) {
@@ -23,7 +24,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadStoreTokenizer(Storage& store, const St
     }
     files.push_back({rec.role, rec.name, std::move(data)});
   }
-  return LoadTokenizer(spec.tokenizer, files);
+  return LoadSharedTokenizer(spec.tokenizer, files);
 }
 
 std::string Text(const nlohmann::json& j, const char* table, const char* key) {

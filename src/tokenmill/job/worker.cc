@@ -92,7 +92,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
     }
     files.push_back({rec.role, rec.name, std::move(data)});
   }
-  TM_ASSIGN_OR_RETURN(auto tokenizer, LoadTokenizer(spec.tokenizer, files));
+  TM_ASSIGN_OR_RETURN(auto tokenizer, LoadSharedTokenizer(spec.tokenizer, files));
   TM_ASSIGN_OR_RETURN(Storage * output, StorageFor(spec.output.path));
 
   const std::string worker_id = options.worker_id.empty() ? MakeWorkerId() : options.worker_id;

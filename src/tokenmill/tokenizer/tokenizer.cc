@@ -1,7 +1,10 @@
 #include "tokenmill/tokenizer/tokenizer.h"
 
+#include <deque>
+#include <mutex>
 #include <nlohmann/json.hpp>
 
+#include "tokenmill/base/sha256.h"
 #include "tokenmill/storage/storage.h"
 #include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
 #include "tokenmill/tokenizer/loaders/hf_tokenizer_json.h"
@@ -26,9 +29,12 @@ bool IsHfTokenizerJson(std::string_view name, std::string_view data) {
 
 std::string_view CompatModeName(CompatMode mode) {
   switch (mode) {
-    case CompatMode::kHuggingFace: return "huggingface";
-    case CompatMode::kGoogleBert: return "google-bert";
-    case CompatMode::kGoogleElectra: return "google-electra";
+    case CompatMode::kHuggingFace:
+      return "huggingface";
+    case CompatMode::kGoogleBert:
+      return "google-bert";
+    case CompatMode::kGoogleElectra:
+      return "google-electra";
   }
   return "?";
 }
@@ -74,8 +80,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& optio
   if (EndsWith(name, ".json")) {
     if (IsHfTokenizerJson(name, main->data)) {
       nlohmann::json j = nlohmann::json::parse(main->data, nullptr, /*allow_exceptions=*/false);
-      if (j.is_discarded() || !j.is_object() || !j.contains("model") ||
-          !j["model"].is_object()) {
+      if (j.is_discarded() || !j.is_object() || !j.contains("model") || !j["model"].is_object()) {
         return Status::InvalidArgument(name + ": not a valid HuggingFace tokenizer.json");
       }
       const nlohmann::json& model = j["model"];
@@ -99,8 +104,9 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& optio
       if (type == "BPE" || type == "WordLevel" || type == "Unigram") {
         return LoadHfPipelineTokenizerJson(options, main->data, name);
       }
-      return Status::InvalidArgument(name + ": model.type '" + type +
-                                     "' is not supported; use WordPiece, BPE, Unigram or WordLevel");
+      return Status::InvalidArgument(
+          name + ": model.type '" + type +
+          "' is not supported; use WordPiece, BPE, Unigram or WordLevel");
     }
     if (merges == nullptr) {
       return Status::InvalidArgument(name + ": a GPT-2 encoder.json needs its merges (vocab.bpe)");
@@ -122,6 +128,52 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizerFromStorage(const TokenizerOpt
     files.push_back({role, Basename(location), std::move(data).value()});
   }
   return LoadTokenizer(options, files);
+}
+
+namespace {
+
+// Every setting that changes what LoadTokenizer builds, and the digests of the files.
+std::string SharedTokenizerKey(const TokenizerOptions& o, const std::vector<TokenizerFile>& files) {
+  auto opt = [](const auto& v) {
+    if (!v.has_value()) return std::string("-");
+    if constexpr (std::is_same_v<std::decay_t<decltype(*v)>, std::string>) {
+      return "s" + std::to_string(v->size()) + ":" + *v;
+    } else {
+      return std::to_string(*v);
+    }
+  };
+  std::string key = opt(o.merges) + "|" + opt(o.encoding) + "|" + opt(o.lowercase) + "|" +
+                    opt(o.strip_accents) + "|" + opt(o.handle_chinese_chars) + "|" +
+                    opt(o.clean_text) + "|" + opt(o.max_input_chars_per_word) + "|" +
+                    std::to_string(o.split_special_tokens) + "|" +
+                    std::to_string(static_cast<int>(o.compat));
+  for (const TokenizerFile& f : files) {
+    key +=
+        "|" + f.role + ":" + std::to_string(f.name.size()) + ":" + f.name + ":" + Sha256Hex(f.data);
+  }
+  return key;
+}
+
+}  // namespace
+
+StatusOr<std::shared_ptr<const Tokenizer>> LoadSharedTokenizer(
+    const TokenizerOptions& options, const std::vector<TokenizerFile>& files) {
+  static std::mutex mu;
+  static std::deque<std::pair<std::string, std::shared_ptr<const Tokenizer>>> built;
+  const std::string key = SharedTokenizerKey(options, files);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto& [k, tokenizer] : built) {
+      if (k == key) return tokenizer;
+    }
+  }
+  // Built outside the lock; two threads loading the same one at once both build it (harmless).
+  TM_ASSIGN_OR_RETURN(std::unique_ptr<Tokenizer> loaded, LoadTokenizer(options, files));
+  std::shared_ptr<const Tokenizer> tokenizer(std::move(loaded));
+  std::lock_guard<std::mutex> lock(mu);
+  built.emplace_back(key, tokenizer);
+  if (built.size() > kSharedTokenizers) built.pop_front();
+  return tokenizer;
 }
 
 }  // namespace tokenmill

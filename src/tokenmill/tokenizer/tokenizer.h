@@ -35,13 +35,14 @@ enum class CompatMode {
 // The [tokenizer] table of a job file and the flags of `tokenize`. Unset optionals take the
 // defaults of the chosen kind and compat mode.
 struct TokenizerOptions {
-  std::string path;                      // vocab.txt, tokenizer.json, encoder.json or *.tiktoken
-  std::optional<std::string> merges;     // encoder.json: the merges (default: vocab.bpe beside it)
-  std::optional<std::string> encoding;   // tiktoken: "cl100k_base", "o200k_base", "r50k_base", "gpt2"
-  std::optional<bool> lowercase;         // WordPiece. Default: true, or tokenizer.json's setting
-  std::optional<bool> strip_accents;     // WordPiece. Default: follows lowercase
-  std::optional<bool> handle_chinese_chars;  // WordPiece. Default: true
-  std::optional<bool> clean_text;            // WordPiece. Default: true
+  std::string path;                   // vocab.txt, tokenizer.json, encoder.json or *.tiktoken
+  std::optional<std::string> merges;  // encoder.json: the merges (default: vocab.bpe beside it)
+  std::optional<std::string>
+      encoding;                       // tiktoken: "cl100k_base", "o200k_base", "r50k_base", "gpt2"
+  std::optional<bool> lowercase;      // WordPiece. Default: true, or tokenizer.json's setting
+  std::optional<bool> strip_accents;  // WordPiece. Default: follows lowercase
+  std::optional<bool> handle_chinese_chars;     // WordPiece. Default: true
+  std::optional<bool> clean_text;               // WordPiece. Default: true
   std::optional<int> max_input_chars_per_word;  // WordPiece. Default: 100 (HF) or 200 (Google)
   bool split_special_tokens = true;  // true: "[SEP]" / "<|endoftext|>" in text are plain text
   CompatMode compat = CompatMode::kHuggingFace;
@@ -96,6 +97,14 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& optio
 
 // Reads the files through Storage (local paths, s3://, gs://) and calls LoadTokenizer.
 StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizerFromStorage(const TokenizerOptions& options);
+
+// As LoadTokenizer, but a process builds the same tokenizer (equal options, files of equal names
+// and bytes) once: `tokenmill run` plans, works and writes its report in one process, and a
+// tokenizer takes from milliseconds to seconds to build. The last kSharedTokenizers built stay
+// alive for the process's lifetime. Thread-safe.
+inline constexpr size_t kSharedTokenizers = 2;
+StatusOr<std::shared_ptr<const Tokenizer>> LoadSharedTokenizer(
+    const TokenizerOptions& options, const std::vector<TokenizerFile>& files);
 
 std::string_view CompatModeName(CompatMode mode);
 StatusOr<CompatMode> ParseCompatMode(std::string_view name);  // "huggingface", "google-bert", ...

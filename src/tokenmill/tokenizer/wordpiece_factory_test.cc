@@ -43,6 +43,33 @@ TEST(WordPieceFactoryTest, TokenizerJsonWithoutModelTypeIsWordPiece) {
   EXPECT_EQ(Encode(**t, "HI"), (std::vector<uint32_t>{3}));
 }
 
+TEST(WordPieceFactoryTest, SharedTokenizersAreBuiltOncePerOptionsAndBytes) {
+  const std::string vocab = "[UNK]\n[CLS]\n[SEP]\nhi\nthere\n";
+  TokenizerOptions options;
+  options.path = "vocab.txt";
+  const std::vector<TokenizerFile> files = {{"main", "vocab.txt", vocab}};
+  auto a = LoadSharedTokenizer(options, files);
+  ASSERT_TRUE(a.ok()) << a.status().ToString();
+  auto again = LoadSharedTokenizer(options, {{"main", "vocab.txt", vocab}});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(a->get(), again->get()) << "same options and bytes: the same tokenizer";
+  EXPECT_EQ(Encode(**again, "hi there"), (std::vector<uint32_t>{3, 4}));
+  // Other bytes, other options: built anew.
+  auto other_bytes = LoadSharedTokenizer(options, {{"main", "vocab.txt", vocab + "x\n"}});
+  ASSERT_TRUE(other_bytes.ok());
+  EXPECT_NE(other_bytes->get(), a->get());
+  EXPECT_EQ((*other_bytes)->vocab_size(), 6u);
+  TokenizerOptions cased = options;
+  cased.lowercase = false;
+  auto other_options = LoadSharedTokenizer(cased, files);
+  ASSERT_TRUE(other_options.ok());
+  EXPECT_NE(other_options->get(), a->get());
+  EXPECT_EQ(Encode(**other_options, "HI"), (std::vector<uint32_t>{0}));
+  EXPECT_EQ(Encode(**a, "HI"), (std::vector<uint32_t>{3}));
+  // Errors are not kept.
+  EXPECT_FALSE(LoadSharedTokenizer(options, {{"main", "vocab.txt", "hi\n"}}).ok());
+}
+
 TEST(WordPieceFactoryTest, CompatModeFromOptions) {
   TokenizerOptions options;
   options.path = kVocabDir + "bert-base-uncased/vocab.txt";
