@@ -82,6 +82,9 @@ StatusOr<TaskResult> RunTask(const JobSpec& spec, const Tokenizer& tokenizer, co
     // Each document is held until the next one is read: over several inputs (compat = "google"),
     // a text file's last document continues into the next file's first one when no blank line
     // separates them, as create_pretraining_data.py reads its input files into one list.
+    // Only then: otherwise each document goes to the builder as soon as it is read (a second
+    // one held would double the memory of inputs made of huge documents).
+    const bool may_continue = !task.following.empty() && spec.reader.format == InputFormat::kText;
     Document held, doc;
     bool holding = false;
     bool open = false;  // the held document may continue into the next input
@@ -93,6 +96,10 @@ StatusOr<TaskResult> RunTask(const JobSpec& spec, const Tokenizer& tokenizer, co
       for (;;) {
         TM_ASSIGN_OR_RETURN(bool more, reader->Next(&doc));
         if (!more) break;
+        if (!may_continue) {
+          TM_RETURN_IF_ERROR(feed(doc, reader->stats().bytes_in));
+          continue;
+        }
         const uint64_t doc_last_line = LastLine(doc);
         if (first && open && doc.line_number == 1) {
           held.text.push_back('\n');
@@ -110,7 +117,7 @@ StatusOr<TaskResult> RunTask(const JobSpec& spec, const Tokenizer& tokenizer, co
       if (first) {
         open = open && stats.lines == 0;
       } else {
-        open = spec.reader.format == InputFormat::kText && stats.lines == last_line;
+        open = may_continue && stats.lines == last_line;
       }
       AddReaderStats(stats, &rs);
     }
