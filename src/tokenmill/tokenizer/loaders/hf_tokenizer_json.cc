@@ -132,6 +132,10 @@ class PipelineTokenizer final : public Tokenizer {
       model_->Encode(text, ids);
       return;
     }
+    if (pre_tokenizer_->Visit(text, at_origin,
+                              [&](std::string_view piece) { model_->Encode(piece, ids); })) {
+      return;
+    }
     std::vector<Piece> pieces;
     pieces.push_back({std::string(text), at_origin});
     pre_tokenizer_->PreTokenize(&pieces);
