@@ -26,9 +26,12 @@ bool IsHfTokenizerJson(std::string_view name, std::string_view data) {
 
 std::string_view CompatModeName(CompatMode mode) {
   switch (mode) {
-    case CompatMode::kHuggingFace: return "huggingface";
-    case CompatMode::kGoogleBert: return "google-bert";
-    case CompatMode::kGoogleElectra: return "google-electra";
+    case CompatMode::kHuggingFace:
+      return "huggingface";
+    case CompatMode::kGoogleBert:
+      return "google-bert";
+    case CompatMode::kGoogleElectra:
+      return "google-electra";
   }
   return "?";
 }
@@ -74,8 +77,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& optio
   if (EndsWith(name, ".json")) {
     if (IsHfTokenizerJson(name, main->data)) {
       nlohmann::json j = nlohmann::json::parse(main->data, nullptr, /*allow_exceptions=*/false);
-      if (j.is_discarded() || !j.is_object() || !j.contains("model") ||
-          !j["model"].is_object()) {
+      if (j.is_discarded() || !j.is_object() || !j.contains("model") || !j["model"].is_object()) {
         return Status::InvalidArgument(name + ": not a valid HuggingFace tokenizer.json");
       }
       const nlohmann::json& model = j["model"];
@@ -92,15 +94,17 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& optio
           type = "WordPiece";
         }
       }
-      if (type == "WordPiece") return LoadWordPieceTokenizerJson(options, main->data, name);
-      if (type == "BPE" && IsByteLevelTokenizerJson(j)) {
-        return LoadBpeTokenizerJson(options, main->data, name);
-      }
       if (type == "BPE" || type == "WordLevel" || type == "Unigram") {
-        return LoadHfPipelineTokenizerJson(options, main->data, name);
+        if (!(type == "BPE" && IsByteLevelTokenizerJson(j))) {
+          return LoadHfPipelineTokenizerJson(options, std::move(j), name);  // parsed once
+        }
       }
-      return Status::InvalidArgument(name + ": model.type '" + type +
-                                     "' is not supported; use WordPiece, BPE, Unigram or WordLevel");
+      j = nlohmann::json();  // the other loaders parse the file themselves: free this one first
+      if (type == "WordPiece") return LoadWordPieceTokenizerJson(options, main->data, name);
+      if (type == "BPE") return LoadBpeTokenizerJson(options, main->data, name);
+      return Status::InvalidArgument(
+          name + ": model.type '" + type +
+          "' is not supported; use WordPiece, BPE, Unigram or WordLevel");
     }
     if (merges == nullptr) {
       return Status::InvalidArgument(name + ": a GPT-2 encoder.json needs its merges (vocab.bpe)");
