@@ -20,12 +20,12 @@ constexpr double kUnkPenalty = 10.0;
 constexpr int32_t kFallback = std::numeric_limits<int32_t>::min();
 constexpr std::string_view kMetaspace = "\xE2\x96\x81";
 
-// The per-thread cache of solved segments: direct-mapped, 16384 entries of 128 bytes (2 MiB a
+// The per-thread cache of solved segments: direct-mapped, 8192 entries of 128 bytes (1 MiB a
 // thread, allocated on first use); an entry belongs to one model (its serial).
 struct SegmentCache {
   static constexpr size_t kMaxBytes = 30;
   static constexpr size_t kMaxSteps = 10;
-  static constexpr size_t kEntries = 16384;
+  static constexpr size_t kEntries = 8192;
   struct Entry {
     double base = 0;          // the seed it was solved with
     double max_abs_base = 0;  // any seed up to this magnitude gives the same path
@@ -220,7 +220,12 @@ void UnigramModel::BuildDoubleArray(std::vector<std::vector<Edge>>* building) {
   size_t used = da.size();
   while (used > 0 && da[used - 1].check == kEmpty) --used;
   da.resize(std::max<size_t>(used, size_t{max_base} + 256) + 1);
-  da_ = std::move(da);
+  links_.resize(da.size());
+  leaves_.resize(da.size());
+  for (size_t i = 0; i < da.size(); ++i) {
+    links_[i] = {da[i].base | (da[i].id >= 0 ? kHasPiece : 0), da[i].check};
+    leaves_[i] = {da[i].id, da[i].score_f, da[i].score};
+  }
   std::vector<Node>().swap(nodes_);
 }
 
@@ -270,12 +275,13 @@ Score UnigramModel::Solve(std::string_view text, size_t offset, Score base, std:
         std::min(Utf8Length(static_cast<unsigned char>(text[starts_at])), size - starts_at);
     uint32_t state = 0;  // the root
     for (size_t key_pos = starts_at; key_pos < size;) {
-      const uint32_t next = da_[state].base + static_cast<unsigned char>(text[key_pos]);
-      if (da_[next].check != state) break;
+      const uint32_t next =
+          (links_[state].base & kBaseMask) + static_cast<unsigned char>(text[key_pos]);
+      if (links_[next].check != state) break;
       state = next;
       ++key_pos;
-      const Cell& nd = da_[state];
-      if (nd.id >= 0) {
+      if ((links_[state].base & kHasPiece) != 0) {
+        const Leaf& nd = leaves_[state];
         Best& target = best[key_pos];
         // sentencepiece: the piece score and the path sum are floats, but its candidate is a
         // double (a conditional with a double branch), compared as a double and stored rounded

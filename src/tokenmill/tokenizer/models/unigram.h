@@ -121,18 +121,31 @@ class UnigramModel final : public Model {
   uint32_t serial_ = 0;       // tells this model's entries in the per-thread cache apart
   uint32_t byte_ids_[256];
   // The trie of the pieces as a double array: the child of cell s by byte c is cell
-  // da_[s].base + c if that cell's check is s.
+  // (links_[s].base & kBaseMask) + c if that cell's check is s. kHasPiece in base: a piece ends
+  // at the cell, its id and score in leaves_ (apart, so the walk reads 8 bytes a cell).
   static constexpr uint32_t kEmpty = UINT32_MAX;
-  struct Cell {
+  static constexpr uint32_t kHasPiece = 1u << 31;
+  static constexpr uint32_t kBaseMask = kHasPiece - 1;
+  struct Cell {  // while building
     uint32_t base = 0;
     uint32_t check = kEmpty;
     int32_t id = -1;  // the piece ending here (-1 also for sentencepiece's unused pieces)
     float score_f = 0;
     double score = 0;
   };
+  struct Link {
+    uint32_t base;
+    uint32_t check;
+  };
+  struct Leaf {
+    int32_t id;
+    float score_f;
+    double score;
+  };
+  std::vector<Link> links_;
+  std::vector<Leaf> leaves_;
   void BuildDoubleArray(std::vector<std::vector<Edge>>* building);
   std::vector<Node> nodes_;  // the trie while it is built
-  std::vector<Cell> da_;
 };
 
 }  // namespace tokenmill::hf

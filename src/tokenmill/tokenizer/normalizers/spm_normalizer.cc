@@ -67,7 +67,7 @@ std::string SpmNormalizer::Normalize(std::string_view input) const {
         continue;
       }
     } else if (size_t n; Plain(input.substr(i), valid, &n)) {
-      std::memcpy(out.data() + w, input.data() + i, n);
+      for (size_t k = 0; k < n; ++k) out[w + k] = input[i + k];
       w += n;
       is_prev_space = false;
       i += n;
