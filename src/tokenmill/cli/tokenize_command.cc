@@ -66,15 +66,18 @@ class LineWriter {
   std::string buf_;
 };
 
-void AppendIds(const std::vector<uint32_t>& ids, std::string* out) {
-  out->push_back('[');
+// Writes ids as one JSON array line, flushing as it goes (a huge line's text never builds up).
+void AppendIds(const std::vector<uint32_t>& ids, LineWriter* out) {
+  std::string& buf = out->buf();
+  buf.push_back('[');
   char num[16];
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (i) out->push_back(',');
+    if (i) buf.push_back(',');
     const int n = std::snprintf(num, sizeof(num), "%u", ids[i]);
-    out->append(num, n);
+    buf.append(num, n);
+    if ((i & 4095) == 4095) out->MaybeFlush();
   }
-  out->append("]\n");
+  buf.append("]\n");
 }
 
 int RunTokenize(const TokenizeArgs& args) {
@@ -103,17 +106,21 @@ int RunTokenize(const TokenizeArgs& args) {
   std::string clean;
   std::string chunk(1 << 20, '\0');
   auto emit = [&](std::string_view line) {
-    clean.clear();
-    AppendValidUtf8(line, policy, &clean);
+    std::string_view text = line;
+    if (FindInvalidUtf8(line) != std::string_view::npos) {  // else no copy of a huge line
+      clean.clear();
+      AppendValidUtf8(line, policy, &clean);
+      text = clean;
+    }
     ids.clear();
-    tok.Encode(clean, &ids);
+    tok.Encode(text, &ids);
     if (args.tokens) {
       nlohmann::json arr = nlohmann::json::array();
       for (uint32_t id : ids) arr.push_back(std::string(tok.IdToToken(id)));
       out.buf() += arr.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       out.buf() += '\n';
     } else {
-      AppendIds(ids, &out.buf());
+      AppendIds(ids, &out);
     }
     out.MaybeFlush();
   };
