@@ -462,9 +462,10 @@ void UnigramModel::EmitHf(std::string_view text, const std::vector<Step>& path, 
   size_t k = 0;
   while (k < path.size()) {
     const size_t start = path[k].start;
-    if (path[k].id == unk) {  // fuse the run of unknowns
+    // Fuse the run of unknowns (id -1: an unknown character of a model without unk_id).
+    if (path[k].id == unk || path[k].id < 0) {
       size_t j = k + 1;
-      while (j < path.size() && path[j].id == unk) ++j;
+      while (j < path.size() && (path[j].id == unk || path[j].id < 0)) ++j;
       const size_t run_end = j < path.size() ? path[j].start : end;
       emit(text.substr(start, run_end - start));
       k = j;

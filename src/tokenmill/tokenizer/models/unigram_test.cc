@@ -159,5 +159,21 @@ TEST(UnigramSegmentsTest, APieceWithSpaceInsideKeepsTheWholeText) {
   EXPECT_TRUE((*unused)->segmented());
 }
 
+TEST(UnigramSegmentsTest, WithoutAnUnknownIdAnUnknownCharacterGivesNoId) {
+  // (The tokenizer.json loader requires unk_id; the model alone takes none.)
+  const std::vector<UnigramPiece> vocab = {{"\xE2\x96\x81"
+                                            "a",
+                                            -1, PieceType::kNormal},
+                                           {"a", -2, PieceType::kNormal}};
+  auto m = UnigramModel::Build(vocab, std::nullopt, false, UnigramFlavor::kHuggingFace);
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(Ids(**m,
+                "\xE2\x96\x81"
+                "ab"
+                "\xE2\x96\x81"
+                "a"),
+            (std::vector<uint32_t>{0, 0}));
+}
+
 }  // namespace
 }  // namespace tokenmill::hf
