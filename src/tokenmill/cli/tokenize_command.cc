@@ -2,6 +2,7 @@
 //
 // One output line per input line (split on '\n' only): a compact JSON array of ids, or of token
 // strings with --tokens. No special tokens are added.
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -67,20 +68,26 @@ class LineWriter {
   std::string buf_;
 };
 
-void AppendIds(const std::vector<uint32_t>& ids, std::string* out) {
-  // At most 10 digits and a comma per id, written in place.
-  const size_t start = out->size();
-  out->resize(start + 3 + 11 * ids.size());
-  char* p = out->data() + start;
-  char* const end = out->data() + out->size();
-  *p++ = '[';
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (i) *p++ = ',';
-    p = std::to_chars(p, end, ids[i]).ptr;
+// Writes ids as one JSON array line, flushing every 4096 ids (a huge line's text never builds up).
+void AppendIds(const std::vector<uint32_t>& ids, LineWriter* out) {
+  constexpr size_t kStep = 4096;
+  std::string& buf = out->buf();
+  buf.push_back('[');
+  for (size_t begin = 0; begin < ids.size(); begin += kStep) {
+    const size_t end_id = std::min(ids.size(), begin + kStep);
+    // At most 10 digits and a comma per id, written in place.
+    const size_t start = buf.size();
+    buf.resize(start + 11 * (end_id - begin));
+    char* p = buf.data() + start;
+    char* const end = buf.data() + buf.size();
+    for (size_t i = begin; i < end_id; ++i) {
+      if (i) *p++ = ',';
+      p = std::to_chars(p, end, ids[i]).ptr;
+    }
+    buf.resize(static_cast<size_t>(p - buf.data()));
+    out->MaybeFlush();
   }
-  *p++ = ']';
-  *p++ = '\n';
-  out->resize(static_cast<size_t>(p - out->data()));
+  buf.append("]\n");
 }
 
 int RunTokenize(const TokenizeArgs& args) {
@@ -111,7 +118,9 @@ int RunTokenize(const TokenizeArgs& args) {
   bool chunk_valid = false;  // the lines being emitted are valid UTF-8 as they are
   auto emit = [&](std::string_view line) {
     std::string_view text = line;
-    if (!chunk_valid) {
+    // Lines of a buffer found valid as a whole, or valid on their own, are encoded as they are
+    // (no copy of a huge line).
+    if (!chunk_valid && FindInvalidUtf8(line) != std::string_view::npos) {
       clean.clear();
       AppendValidUtf8(line, policy, &clean);
       text = clean;
@@ -124,7 +133,7 @@ int RunTokenize(const TokenizeArgs& args) {
       out.buf() += arr.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       out.buf() += '\n';
     } else {
-      AppendIds(ids, &out.buf());
+      AppendIds(ids, &out);
     }
     out.MaybeFlush();
   };
@@ -138,10 +147,13 @@ int RunTokenize(const TokenizeArgs& args) {
       n = *r;
     }
     if (n == 0) break;
+    const size_t old_size = pending.size();
     pending.append(chunk.data(), n);
-    // The whole lines of the buffer, validated at once (almost all text is valid).
-    const size_t last_nl = pending.rfind('\n');
-    if (last_nl == std::string::npos) continue;
+    // The whole lines of the buffer, validated at once (almost all text is valid). Only the new
+    // bytes can hold a newline: a huge line is not searched again each time it grows.
+    const size_t new_nl = std::string_view(pending).substr(old_size).rfind('\n');
+    if (new_nl == std::string_view::npos) continue;
+    const size_t last_nl = old_size + new_nl;
     const std::string_view lines = std::string_view(pending).substr(0, last_nl);
     chunk_valid = FindInvalidUtf8(lines) == std::string_view::npos;
     size_t start = 0;

@@ -97,13 +97,14 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& optio
           type = "WordPiece";
         }
       }
-      if (type == "WordPiece") return LoadWordPieceTokenizerJson(options, main->data, name);
-      if (type == "BPE" && IsByteLevelTokenizerJson(j)) {
-        return LoadBpeTokenizerJson(options, main->data, name);
-      }
       if (type == "BPE" || type == "WordLevel" || type == "Unigram") {
-        return LoadHfPipelineTokenizerJson(options, main->data, name);
+        if (!(type == "BPE" && IsByteLevelTokenizerJson(j))) {
+          return LoadHfPipelineTokenizerJson(options, std::move(j), name);  // parsed once
+        }
       }
+      j = nlohmann::json();  // the other loaders parse the file themselves: free this one first
+      if (type == "WordPiece") return LoadWordPieceTokenizerJson(options, main->data, name);
+      if (type == "BPE") return LoadBpeTokenizerJson(options, main->data, name);
       return Status::InvalidArgument(
           name + ": model.type '" + type +
           "' is not supported; use WordPiece, BPE, Unigram or WordLevel");

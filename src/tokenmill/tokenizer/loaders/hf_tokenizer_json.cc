@@ -132,6 +132,10 @@ class PipelineTokenizer final : public Tokenizer {
       model_->Encode(text, ids);
       return;
     }
+    if (pre_tokenizer_->Visit(text, at_origin,
+                              [&](std::string_view piece) { model_->Encode(piece, ids); })) {
+      return;
+    }
     std::vector<Piece> pieces;
     pieces.push_back({std::string(text), at_origin});
     pre_tokenizer_->PreTokenize(&pieces);
@@ -382,7 +386,10 @@ Status ReadVocabObject(const json& m, std::string_view source,
   return Status::Ok();
 }
 
-StatusOr<std::unique_ptr<Model>> ReadBpe(const json& m, std::string_view source) {
+// The model readers take the model's DOM, move the big strings out of it and drop what they
+// have read before building the model's tables, so the DOM and the tables never live in full
+// together (a 33 MB Gemma-3 file is ~300 MB of DOM).
+StatusOr<std::unique_ptr<Model>> ReadBpe(json& m, std::string_view source) {
   if (m.contains("dropout") && !m["dropout"].is_null() && m["dropout"].get<double>() != 0.0) {
     return Bad(source, "model.dropout",
                "BPE dropout is random; set it to null for data preparation");
@@ -394,9 +401,9 @@ StatusOr<std::unique_ptr<Model>> ReadBpe(const json& m, std::string_view source)
   std::vector<std::pair<std::string, std::string>> merges;
   merges.reserve(mi->size());
   for (size_t i = 0; i < mi->size(); ++i) {
-    const json& e = (*mi)[i];
+    json& e = (*mi)[i];
     if (e.is_string()) {
-      const std::string s = e.get<std::string>();
+      const std::string s = std::move(e.get_ref<std::string&>());
       const size_t space = s.find(' ');
       if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos) {
         return Bad(source, "model.merges[" + std::to_string(i) + "]",
@@ -404,7 +411,8 @@ StatusOr<std::unique_ptr<Model>> ReadBpe(const json& m, std::string_view source)
       }
       merges.emplace_back(s.substr(0, space), s.substr(space + 1));
     } else if (e.is_array() && e.size() == 2 && e[0].is_string() && e[1].is_string()) {
-      merges.emplace_back(e[0].get<std::string>(), e[1].get<std::string>());
+      merges.emplace_back(std::move(e[0].get_ref<std::string&>()),
+                          std::move(e[1].get_ref<std::string&>()));
     } else {
       return Bad(source, "model.merges[" + std::to_string(i) + "]", "neither \"a b\" nor [a, b]");
     }
@@ -420,6 +428,8 @@ StatusOr<std::unique_ptr<Model>> ReadBpe(const json& m, std::string_view source)
   if (m.contains("end_of_word_suffix") && m["end_of_word_suffix"].is_string()) {
     o.end_of_word_suffix = m["end_of_word_suffix"];
   }
+  m.erase("merges");
+  m.erase("vocab");
   auto model = hf::HfBpeModel::Build(vocab, merges, std::move(o));
   if (!model.ok()) return Bad(source, "model", model.status().message());
   return std::unique_ptr<Model>(std::move(model).value());
@@ -434,18 +444,20 @@ StatusOr<std::unique_ptr<Model>> ReadWordLevel(const json& m, std::string_view s
   return std::unique_ptr<Model>(std::move(model).value());
 }
 
-StatusOr<std::unique_ptr<Model>> ReadUnigram(const json& m, std::string_view source) {
+StatusOr<std::unique_ptr<Model>> ReadUnigram(json& m, std::string_view source) {
   auto it = m.find("vocab");
   if (it == m.end() || !it->is_array()) return Bad(source, "model.vocab", "missing or not a list");
   std::vector<hf::UnigramPiece> vocab;
   vocab.reserve(it->size());
   for (size_t i = 0; i < it->size(); ++i) {
-    const json& e = (*it)[i];
+    json& e = (*it)[i];
     if (!e.is_array() || e.size() != 2 || !e[0].is_string() || !e[1].is_number()) {
       return Bad(source, "model.vocab[" + std::to_string(i) + "]", "expected [piece, score]");
     }
-    vocab.push_back({e[0].get<std::string>(), e[1].get<double>(), hf::PieceType::kNormal});
+    vocab.push_back(
+        {std::move(e[0].get_ref<std::string&>()), e[1].get<double>(), hf::PieceType::kNormal});
   }
+  m.erase("vocab");
   auto u = m.find("unk_id");
   if (u == m.end() || u->is_null()) {
     return Bad(source, "model.unk_id",
@@ -488,10 +500,9 @@ Status CheckOptions(const TokenizerOptions& options, std::string_view source) {
   return Status::Ok();
 }
 
-StatusOr<std::unique_ptr<Tokenizer>> LoadImpl(const TokenizerOptions& options,
-                                              std::string_view text, std::string_view source) {
+StatusOr<std::unique_ptr<Tokenizer>> LoadImpl(const TokenizerOptions& options, json j,
+                                              std::string_view source) {
   TM_RETURN_IF_ERROR(CheckOptions(options, source));
-  const json j = json::parse(text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) {
     return Status::InvalidArgument(std::string(source) + ": not valid JSON");
   }
@@ -504,7 +515,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadImpl(const TokenizerOptions& options,
                         ReadPreTokenizer(j["pre_tokenizer"], source, "pre_tokenizer"));
   }
   if (!j.contains("model") || !j["model"].is_object()) return Bad(source, "model", "missing");
-  const json& m = j["model"];
+  json& m = j["model"];
   std::string type = TypeOf(m);
   if (type.empty() && m.contains("merges")) type = "BPE";
   if (type.empty() && m.contains("vocab") && m["vocab"].is_object()) type = "WordLevel";
@@ -602,8 +613,14 @@ bool IsByteLevelTokenizerJson(const nlohmann::json& j) {
 StatusOr<std::unique_ptr<Tokenizer>> LoadHfPipelineTokenizerJson(const TokenizerOptions& options,
                                                                  std::string_view json_text,
                                                                  std::string_view source) {
+  return LoadHfPipelineTokenizerJson(options, json::parse(json_text, nullptr, false), source);
+}
+
+StatusOr<std::unique_ptr<Tokenizer>> LoadHfPipelineTokenizerJson(const TokenizerOptions& options,
+                                                                 nlohmann::json parsed,
+                                                                 std::string_view source) {
   try {
-    return LoadImpl(options, json_text, source);
+    return LoadImpl(options, std::move(parsed), source);
   } catch (const std::exception& e) {
     return Status::InvalidArgument(std::string(source) +
                                    ": unexpected tokenizer.json structure: " + e.what());

@@ -17,6 +17,10 @@ namespace tokenmill {
 StatusOr<std::unique_ptr<Tokenizer>> LoadHfPipelineTokenizerJson(const TokenizerOptions& options,
                                                                  std::string_view json,
                                                                  std::string_view source);
+// The same from the parsed file (moved in: the loader frees it as it goes).
+StatusOr<std::unique_ptr<Tokenizer>> LoadHfPipelineTokenizerJson(const TokenizerOptions& options,
+                                                                 nlohmann::json parsed,
+                                                                 std::string_view source);
 
 // Whether a parsed tokenizer.json is for the byte-level BPE loader (its pre-tokenizer has a
 // ByteLevel step).

@@ -27,6 +27,11 @@ StatusOr<std::unique_ptr<ReplaceNormalizer>> ReplaceNormalizer::Literal(std::str
 StatusOr<std::unique_ptr<ReplaceNormalizer>> ReplaceNormalizer::Regex(std::string_view pattern,
                                                                       std::string content) {
   std::unique_ptr<ReplaceNormalizer> r(new ReplaceNormalizer());
+  if (pattern == " {2,}") {  // SpmConverter's (Unigram): found without the regex engine
+    r->space_runs_ = true;
+    r->content_ = std::move(content);
+    return r;
+  }
   TM_ASSIGN_OR_RETURN(r->regex_, bpe::RegexSplitter::Compile(pattern));
   r->content_ = std::move(content);
   return r;
@@ -37,7 +42,13 @@ ReplaceNormalizer::~ReplaceNormalizer() = default;
 void ReplaceNormalizer::Normalize(Segment* segment) const {
   std::string& s = segment->text;
   std::vector<std::pair<size_t, size_t>> spans;
-  if (regex_ != nullptr) {
+  if (space_runs_) {
+    for (size_t pos = s.find("  "); pos != std::string::npos; pos = s.find("  ", pos)) {
+      const size_t end = std::min(s.find_first_not_of(' ', pos), s.size());
+      spans.emplace_back(pos, end);
+      pos = end;
+    }
+  } else if (regex_ != nullptr) {
     regex_->Matches(s, &spans);
   } else if (!literal_.empty()) {
     for (size_t pos = s.find(literal_); pos != std::string::npos;

@@ -38,6 +38,7 @@ class ReplaceNormalizer final : public Normalizer {
   ReplaceNormalizer() = default;
   std::string literal_;
   std::unique_ptr<bpe::RegexSplitter> regex_;
+  bool space_runs_ = false;  // the regex " {2,}"
   std::string content_;
 };
 

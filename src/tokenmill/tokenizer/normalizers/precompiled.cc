@@ -63,7 +63,53 @@ StatusOr<CharsMap> CharsMap::Parse(std::string_view blob) {
                         static_cast<unsigned char>(c);
     m.first_[b] = node < n && (m.units_[node] & ((1u << 31) | 0xFF)) == static_cast<uint32_t>(b);
   }
+  m.FillUntouched();
   return m;
+}
+
+bool CharsMap::Walks(std::string_view bytes) const {
+  if (units_.empty()) return false;
+  const size_t n = units_.size();
+  auto offset = [](uint32_t unit) -> size_t {
+    return static_cast<size_t>((unit >> 10) << ((unit & (1u << 9)) >> 6));
+  };
+  size_t node = offset(units_[0]);
+  for (char ch : bytes) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == 0) return false;
+    node ^= c;
+    if (node >= n) return false;
+    const uint32_t unit = units_[node];
+    if ((unit & ((1u << 31) | 0xFF)) != c) return false;
+    node ^= offset(unit);
+    if (node >= n) return false;
+  }
+  return true;
+}
+
+void CharsMap::FillUntouched() {
+  std::string bytes;
+  for (uint32_t cp = 0; cp < 0x10000; ++cp) {
+    bytes.clear();
+    AppendUtf8(cp, &bytes);
+    const bool surrogate = cp >= 0xD800 && cp <= 0xDFFF;
+    std::string_view rep;
+    if (surrogate || cp == 0 || Walks(bytes) || Shortest(bytes, &rep)) {
+      untouched_[cp >> 6] &= ~(uint64_t{1} << (cp & 63));
+    }
+  }
+  for (size_t b = 0; b < 128; ++b) {
+    std::string_view rep;
+    const char one[1] = {static_cast<char>(b)};
+    const bool single = b != 0 && Shortest(std::string_view(one, 1), &rep);
+    for (size_t next = 0; next < 128; ++next) {
+      const char two[2] = {static_cast<char>(b), static_cast<char>(next)};
+      if (b != 0 && (single || (next != 0 && Walks(std::string_view(two, 2))))) {
+        const size_t i = b << 7 | next;
+        ascii_pairs_[i >> 6] |= uint64_t{1} << (i & 63);
+      }
+    }
+  }
 }
 
 template <typename F>
@@ -120,6 +166,31 @@ bool CharsMap::Longest(std::string_view text, std::string_view* replacement,
   return found;
 }
 
+namespace {
+
+// Bit c: the BMP code point c has grapheme break property Other.
+const std::vector<uint64_t>& OtherBits() {
+  static const std::vector<uint64_t>* const bits = [] {
+    auto* b = new std::vector<uint64_t>(1024, 0);
+    for (uint32_t c = 0; c < 0x10000; ++c) {
+      if (c >= 0xD800 && c <= 0xDFFF) continue;
+      const utf8proc_property_t* p = utf8proc_get_property(static_cast<utf8proc_int32_t>(c));
+      if (p->boundclass == UTF8PROC_BOUNDCLASS_OTHER) (*b)[c >> 6] |= uint64_t{1} << (c & 63);
+    }
+    return b;
+  }();
+  return *bits;
+}
+
+}  // namespace
+
+PrecompiledNormalizer::PrecompiledNormalizer(CharsMap map)
+    : map_(std::move(map)), other_(OtherBits().data()) {
+  for (int b = 0; b < 0x80; ++b) {
+    ascii_kept_[b] = b != '\r' && !map_.MayMatchAscii(static_cast<unsigned char>(b), 0);
+  }
+}
+
 void PrecompiledNormalizer::Normalize(Segment* segment) const {
   if (map_.empty()) return;
   const std::string& s = segment->text;
@@ -128,11 +199,30 @@ void PrecompiledNormalizer::Normalize(Segment* segment) const {
   size_t i = 0;
   utf8proc_int32_t state = 0;
   while (i < s.size()) {
-    const auto b0 = static_cast<unsigned char>(s[i]);
-    if (b0 < 0x80 && b0 != '\r' && !map_.MayMatch(b0) &&
-        (i + 1 == s.size() || static_cast<unsigned char>(s[i + 1]) < 0x80)) {
-      out.push_back(s[i++]);  // an ASCII character alone in its cluster, with no rule
+    // A run of ASCII characters each alone in its cluster (the next is ASCII too), with no rule:
+    // copied at once.
+    size_t run = i;
+    while (run < s.size() && ascii_kept_[static_cast<unsigned char>(s[run])]) ++run;
+    if (run < s.size() && run > i) --run;  // the last one may cluster with what follows
+    if (run > i) {
+      out.append(s, i, run - i);
+      i = run;
       continue;
+    }
+    const auto b0 = static_cast<unsigned char>(s[i]);
+    if (b0 >= 0x80) {
+      // A character of break property Other followed by another (or by nothing) is alone in
+      // its cluster; if no key starts with it, it stays as it is.
+      size_t len;
+      const uint32_t c = DecodeAt(s, i, &len);
+      if (len > 1 && BreaksAsOther(c) && map_.Untouched(c)) {
+        size_t next_len = 0;
+        if (i + len == s.size() || BreaksAsOther(DecodeAt(s, i + len, &next_len))) {
+          out.append(s, i, len);
+          i += len;
+          continue;
+        }
+      }
     }
     // The extended grapheme cluster at i.
     size_t len;

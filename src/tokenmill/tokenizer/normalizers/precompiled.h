@@ -33,26 +33,51 @@ class CharsMap {
   bool empty() const { return units_.empty(); }
   // Whether some key starts with byte b (false: b alone is never rewritten).
   bool MayMatch(unsigned char b) const { return first_[b]; }
+  // For ASCII b followed by the byte `next` (0 at the end of the text): whether some key may
+  // prefix the text there (false: b alone is kept).
+  bool MayMatchAscii(unsigned char b, unsigned char next) const {
+    if (next >= 0x80) return first_[b];
+    const size_t i = size_t{b} << 7 | next;
+    return ((ascii_pairs_[i >> 6] >> (i & 63)) & 1) != 0;
+  }
+  // Whether no key starts with the UTF-8 bytes of code point cp (true: the character is never
+  // rewritten, whatever follows it). Answered from a table for the BMP; false above it.
+  bool Untouched(uint32_t cp) const {
+    return cp < 0x10000 && ((untouched_[cp >> 6] >> (cp & 63)) & 1) != 0;
+  }
 
  private:
   // Calls f(value, key_length) for each key prefixing text, shortest first; stops when f is false.
   template <typename F>
   void PrefixSearch(std::string_view text, F f) const;
   std::string_view Replacement(uint32_t value) const;
+  // Whether the trie has a path over all of `bytes` (some key starts with them).
+  bool Walks(std::string_view bytes) const;
+  void FillUntouched();
 
   std::vector<uint32_t> units_;
   std::string normalized_;
   bool first_[256] = {};
+  std::vector<uint64_t> ascii_pairs_ = std::vector<uint64_t>(256, 0);
+  std::vector<uint64_t> untouched_ = std::vector<uint64_t>(1024, ~uint64_t{0});
 };
 
 // HF's "Precompiled" normalizer.
 class PrecompiledNormalizer final : public Normalizer {
  public:
-  explicit PrecompiledNormalizer(CharsMap map) : map_(std::move(map)) {}
+  explicit PrecompiledNormalizer(CharsMap map);
   void Normalize(Segment* segment) const override;
 
  private:
+  // Whether a BMP code point has grapheme break property Other: between two such characters
+  // there is always a cluster boundary (rule GB999), so such a character followed by another is
+  // a cluster of its own.
+  bool BreaksAsOther(uint32_t cp) const {
+    return cp < 0x10000 && ((other_[cp >> 6] >> (cp & 63)) & 1) != 0;
+  }
   CharsMap map_;
+  const uint64_t* other_;  // a bit per BMP code point
+  bool ascii_kept_[256] = {};  // an ASCII byte that no rule rewrites alone (and not '\r')
 };
 
 // Standard base64 (with or without padding); false on a bad character.

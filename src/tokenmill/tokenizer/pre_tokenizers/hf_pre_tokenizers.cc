@@ -191,4 +191,38 @@ void MetaspacePreTokenizer::PreTokenize(std::vector<Piece>* pieces) const {
   pieces->swap(out);
 }
 
+bool MetaspacePreTokenizer::Visit(std::string_view text, bool at_origin,
+                                  const std::function<void(std::string_view)>& visit) const {
+  std::string s;
+  s.reserve(text.size() + 2 * replacement_.size() + 16);
+  const bool prepend =
+      (scheme_ == PrependScheme::kAlways || (scheme_ == PrependScheme::kFirst && at_origin)) &&
+      !text.starts_with(replacement_);
+  if (prepend) s.append(replacement_);
+  for (size_t pos = 0; pos < text.size();) {
+    const size_t space = text.find(' ', pos);
+    const size_t stop = space == std::string_view::npos ? text.size() : space;
+    s.append(text.data() + pos, stop - pos);
+    if (stop == text.size()) break;
+    s.append(replacement_);
+    pos = stop + 1;
+  }
+  if (s.empty()) return true;
+  if (!split_) {
+    visit(s);
+    return true;
+  }
+  // MergedWithNext on each replacement character: a piece starts at every one of them (a run of
+  // them gives each but the last alone, the last merged with what follows).
+  const std::string_view all(s);
+  size_t start = 0;
+  for (size_t at = all.find(replacement_, 1); at != std::string_view::npos;
+       at = all.find(replacement_, at + replacement_.size())) {
+    visit(all.substr(start, at - start));
+    start = at;
+  }
+  visit(all.substr(start));
+  return true;
+}
+
 }  // namespace tokenmill::hf

@@ -56,6 +56,8 @@ class MetaspacePreTokenizer final : public PreTokenizer {
   MetaspacePreTokenizer(std::string replacement, PrependScheme scheme, bool split)
       : replacement_(std::move(replacement)), scheme_(scheme), split_(split) {}
   void PreTokenize(std::vector<Piece>* pieces) const override;
+  bool Visit(std::string_view text, bool at_origin,
+             const std::function<void(std::string_view)>& visit) const override;
 
  private:
   std::string replacement_;

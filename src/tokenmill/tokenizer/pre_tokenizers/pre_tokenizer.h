@@ -3,8 +3,10 @@
 // Thread-safety: immutable after construction; PreTokenize() may run on many threads.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tokenmill::hf {
@@ -21,6 +23,15 @@ class PreTokenizer {
   virtual ~PreTokenizer() = default;
   // Replaces *pieces by their pieces, in order; empty pieces are dropped.
   virtual void PreTokenize(std::vector<Piece>* pieces) const = 0;
+  // The same for one piece, handing each (non-empty) piece to `visit` instead of building it,
+  // where the pre-tokenizer can; false (and nothing visited) where it cannot.
+  virtual bool Visit(std::string_view text, bool at_origin,
+                     const std::function<void(std::string_view)>& visit) const {
+    (void)text;
+    (void)at_origin;
+    (void)visit;
+    return false;
+  }
 };
 
 // HF "Sequence": each in order.
