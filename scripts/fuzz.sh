@@ -6,20 +6,22 @@
 #   scripts/fuzz.sh --time 60 glob_fuzz job_spec_fuzz
 #   scripts/fuzz.sh --merge ...              # afterwards, merge new coverage into fuzz/corpus/
 # Options: --time SECONDS (default 600), --build DIR (default build-fuzz), --out DIR (default
-# /tmp/tokenmill-fuzz), --cpu N (the core to pin to, default 0), --merge.
+# /tmp/tokenmill-fuzz), --cpu N (the core to pin to, default 0), --timeout SECONDS (one input's
+# limit, default 20; the first input of a tokenizer target also builds its tables), --merge.
 # A crash leaves crash-<sha1> in --out: fix it, then copy it into fuzz/corpus/<target>/, where the
 # target's <target>_replay_test runs it in every normal test run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-time_s=600 build=build-fuzz out=/tmp/tokenmill-fuzz cpu=0 merge=0 targets=()
+time_s=600 build=build-fuzz out=/tmp/tokenmill-fuzz cpu=0 merge=0 timeout=20 targets=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --time) time_s=$2; shift 2 ;;
     --build) build=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --cpu) cpu=$2; shift 2 ;;
+    --timeout) timeout=$2; shift 2 ;;
     --merge) merge=1; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -42,7 +44,7 @@ for t in "${targets[@]}"; do
   start=$(date +%s)
   set +e
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 nice -n 19 taskset -c "$cpu" \
-    "$build/fuzz/$t" -max_total_time="$time_s" -print_final_stats=1 -timeout=20 \
+    "$build/fuzz/$t" -max_total_time="$time_s" -print_final_stats=1 -timeout="$timeout" \
     -rss_limit_mb=2048 -artifact_prefix="$out/$t-" "$work" "fuzz/corpus/$t" >"$log" 2>&1
   rc=$?
   set -e
