@@ -5,8 +5,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
+#include <string_view>
 
+#include "tokenmill/base/utf8.h"
 #include "tokenmill/io/decompress.h"
 #include "tokenmill/io/document_reader.h"
 
@@ -41,6 +44,29 @@ inline ReaderSetup DecodeSetup(const uint8_t* data, size_t size, InputFormat for
   s.read_chunk = (flags & 64) ? 3 : SIZE_MAX;
   if ((flags & 128) && s.compression == Compression::kNone) s.range_begin = 100;
   return s;
+}
+
+// Reads a record reader (jsonl, json) to its end or first error, aborting unless: errors name
+// `name`; every document is non-empty valid UTF-8 and passes `check`; the stats count the
+// documents returned, and documents, skipped and empty records never exceed the records read.
+template <typename Check>
+void DrainRecordReader(DocumentReader& reader, std::string_view name, Check check) {
+  Document doc;
+  uint64_t docs = 0;
+  while (true) {
+    StatusOr<bool> r = reader.Next(&doc);
+    if (!r.ok()) {
+      if (r.status().message().find(name) == std::string::npos) std::abort();
+      break;
+    }
+    if (!*r) break;
+    ++docs;
+    if (doc.text.empty() || FindInvalidUtf8(doc.text) != std::string_view::npos) std::abort();
+    check(doc);
+  }
+  const ReaderStats& stats = reader.stats();
+  if (stats.documents != docs) std::abort();
+  if (stats.documents + stats.skipped_records + stats.empty_documents > stats.lines) std::abort();
 }
 
 }  // namespace tokenmill::fuzz

@@ -17,24 +17,11 @@ int FuzzJsonlReader(const uint8_t* data, size_t size) {
       std::make_unique<StringReadStream>(std::move(s.content), s.read_chunk), "fuzz.jsonl",
       s.range_begin, s.compression, s.options);
   if (!reader.ok()) return 0;
-  Document doc;
-  uint64_t docs = 0;
   uint64_t last_line = 0;
-  while (true) {
-    StatusOr<bool> r = (*reader)->Next(&doc);
-    if (!r.ok()) {
-      if (r.status().message().find("fuzz.jsonl") == std::string::npos) std::abort();
-      break;
-    }
-    if (!*r) break;
-    ++docs;
-    if (doc.text.empty() || FindInvalidUtf8(doc.text) != std::string_view::npos) std::abort();
+  fuzz::DrainRecordReader(**reader, "fuzz.jsonl", [&](const Document& doc) {
     if (doc.line_number <= last_line) std::abort();
     last_line = doc.line_number;
-  }
-  const ReaderStats& stats = (*reader)->stats();
-  if (stats.documents != docs) std::abort();
-  if (stats.documents + stats.skipped_records + stats.empty_documents > stats.lines) std::abort();
+  });
   return 0;
 }
 
