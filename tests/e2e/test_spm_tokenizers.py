@@ -203,6 +203,39 @@ class SpmTokenizerJsonTest(unittest.TestCase):
                                timeout=600)
                 self.check(model, text, read_lines(out))
 
+    def test_unicode_scripts_on_every_code_point_against_live_hf(self):
+        """UnicodeScripts' script table, checked on every code point: for each character c two
+        lines, "a c a" and "中 c 中", through a WordLevel vocabulary that knows only "a" and "中",
+        so the ids show exactly where the pre-tokenizer cut. A wrong script for c (or "Any" where
+        HF has one, or the other way round) changes the cuts of at least one of the two lines."""
+        if shutil.which("node") is None:
+            self.skipTest("node is not installed")
+        tok = os.path.join(self.tmp, "unicode-scripts.tokenizer.json")
+        with open(tok, "w", encoding="utf-8") as f:
+            json.dump({"version": "1.0", "truncation": None, "padding": None, "added_tokens": [],
+                       "normalizer": None, "pre_tokenizer": {"type": "UnicodeScripts"},
+                       "post_processor": None, "decoder": None,
+                       "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "a": 1, "中": 2},
+                                 "unk_token": "[UNK]"}}, f, ensure_ascii=False)
+        text = os.path.join(self.tmp, "every-code-point.txt")
+        with open(text, "w", encoding="utf-8", newline="\n") as f:
+            for cp in range(0x110000):
+                if 0xD800 <= cp <= 0xDFFF or cp in (0x0A, 0x0D):
+                    continue  # surrogates are not characters; lines are cut at these two
+                c = chr(cp)
+                f.write("a" + c + "a\n中" + c + "中\n")
+        out = os.path.join(self.tmp, "every-code-point.ids.jsonl")
+        env = dict(os.environ, NODE_PATH=os.path.join(NPM_DIR, "node_modules"))
+        subprocess.run(["node", os.path.join(os.path.dirname(__file__), "hf_encode.js"), tok, text,
+                        out], check=True, env=env, timeout=900)
+        want = read_lines(out)
+        self.assertEqual(len(want), 2 * (0x110000 - 0x800 - 2))
+        han = 2 * (0x4E2D - 2)  # the lines of "中" (0x0A and 0x0D come before it)
+        self.assertEqual(want[han:han + 2], ["[1,2,1]", "[0]"])  # "a|中|a" and "中中中"
+        space = 2 * (0x20 - 2)
+        self.assertEqual(want[space:space + 2], ["[0]", "[0]"])  # ' ' has no script: no cut
+        assert_same(self, "UnicodeScripts", tokenize(tok, text), want)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -20,6 +20,7 @@
 #include "tokenmill/tokenizer/normalizers/precompiled.h"
 #include "tokenmill/tokenizer/pre_tokenizers/hf_pre_tokenizers.h"
 #include "tokenmill/tokenizer/pre_tokenizers/pre_tokenizer.h"
+#include "tokenmill/tokenizer/pre_tokenizers/unicode_scripts.h"
 
 namespace tokenmill {
 namespace {
@@ -363,10 +364,14 @@ StatusOr<std::unique_ptr<PreTokenizer>> ReadPreTokenizer(const json& p, std::str
     return split(SplitPreTokenizer::Chars([cp](uint32_t c) { return c == cp; }),
                  SplitBehavior::kRemoved, false);
   }
+  if (type == "UnicodeScripts") {
+    return std::unique_ptr<PreTokenizer>(new hf::UnicodeScriptsPreTokenizer());
+  }
   return Bad(source, path,
              "pre_tokenizer type \"" + type +
                  "\" is not supported here; supported: Sequence, Split, Metaspace, Digits, "
-                 "Punctuation, Whitespace, WhitespaceSplit, CharDelimiterSplit (ByteLevel with a "
+                 "Punctuation, Whitespace, WhitespaceSplit, CharDelimiterSplit, UnicodeScripts "
+                 "(ByteLevel with a "
                  "byte-level BPE model, BertPreTokenizer with WordPiece)");
 }
 
