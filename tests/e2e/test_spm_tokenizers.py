@@ -203,6 +203,59 @@ class SpmTokenizerJsonTest(unittest.TestCase):
                                timeout=600)
                 self.check(model, text, read_lines(out))
 
+    def long_line(self, mb):
+        """The sample corpus as one line of `mb` MiB (cut at a character boundary)."""
+        path = os.path.join(self.tmp, "long-%d.txt" % mb)
+        if not os.path.exists(path):
+            with open(os.path.join(tmtest.DATA, "sample", "part-00.txt"), "rb") as f:
+                one = f.read().replace(b"\n", b" ")
+            data = one * (mb * 2**20 // len(one) + 1)
+            data = data[:mb * 2**20].decode("utf-8", "ignore").encode("utf-8")
+            with open(path, "wb") as f:
+                f.write(data + b"\n")
+        return path
+
+    def test_a_long_line_in_pieces_equals_the_whole_line(self):
+        """tokenize encodes a line longer than --piece-bytes in pieces, cut only where the ids
+        stay the same (Llama-2: everywhere before a space; Gemma-3: not after ">"; Unigram:
+        never): the ids equal the whole line's."""
+        text = self.long_line(3)
+        flags = ["--split-special-tokens", "false", "--piece-bytes"]
+        for model in list(MODELS) + ["unigram"]:
+            whole = tokenize(tokenizer_json(model), text, flags + ["0"])
+            self.assertEqual(len(whole), 1)
+            for piece_bytes in ("4096", "1048576"):
+                with self.subTest(model=model, piece_bytes=piece_bytes):
+                    assert_same(self, model, tokenize(tokenizer_json(model), text,
+                                                      flags + [piece_bytes]), whole)
+
+    def test_gpt_document_longer_than_the_streaming_threshold(self):
+        """A document of more than 16 MiB is tokenized and written in parts: the shard holds the
+        ids of the whole document, once."""
+        text = self.long_line(17)
+        tok = tokenizer_json("llama2")
+        whole = json.loads(tokenize(tok, text, ["--piece-bytes", "0"])[0])
+        for fmt in ("megatron", "llmc"):
+            with self.subTest(fmt=fmt):
+                out = os.path.join(self.tmp, "long-" + fmt)
+                job = tmtest.write_job(os.path.join(self.tmp, "long-%s.toml" % fmt), [text], out,
+                                       tokenizer=tok, kind="gpt", fmt=fmt, task_size="64MiB")
+                run(["run", job, "--quiet", "--fresh"], timeout=600)
+                with open(os.path.join(out, "manifest.json")) as f:
+                    manifest = json.load(f)
+                self.assertEqual(manifest["totals"]["documents"], 1)
+                bins = sorted(glob.glob(os.path.join(out, "*.bin")))
+                self.assertEqual(len(bins), 1)
+                with open(bins[0], "rb") as f:
+                    data = f.read()
+                if fmt == "llmc":
+                    header = struct.unpack("<256i", data[:1024])
+                    ids = list(struct.unpack("<%dH" % header[2], data[1024:]))
+                    self.assertEqual(ids, [2] + whole)  # llm.c: EOD first
+                else:
+                    ids = list(struct.unpack("<%dH" % (len(data) // 2), data))
+                    self.assertEqual(ids, whole + [2])
+
     def test_unicode_scripts_on_every_code_point_against_live_hf(self):
         """UnicodeScripts' script table, checked on every code point: for each character c two
         lines, "a c a" and "中 c 中", through a WordLevel vocabulary that knows only "a" and "中",

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <span>
 
 #include "tokenmill/base/utf8.h"
 #include "tokenmill/cli/command.h"
@@ -28,6 +29,7 @@ struct TokenizeArgs {
   std::string compat = "huggingface";
   bool ids = false;
   bool tokens = false;
+  size_t piece_bytes = size_t{1} << 20;
   std::string file;
 };
 
@@ -68,11 +70,11 @@ class LineWriter {
   std::string buf_;
 };
 
-// Writes ids as one JSON array line, flushing every 4096 ids (a huge line's text never builds up).
-void AppendIds(const std::vector<uint32_t>& ids, LineWriter* out) {
+// Writes ids into a JSON array line (`*first`: none written yet), flushing every 4096 ids (a huge
+// line's text never builds up).
+void AppendIdSpan(std::span<const uint32_t> ids, bool* first, LineWriter* out) {
   constexpr size_t kStep = 4096;
   std::string& buf = out->buf();
-  buf.push_back('[');
   for (size_t begin = 0; begin < ids.size(); begin += kStep) {
     const size_t end_id = std::min(ids.size(), begin + kStep);
     // At most 10 digits and a comma per id, written in place.
@@ -81,13 +83,13 @@ void AppendIds(const std::vector<uint32_t>& ids, LineWriter* out) {
     char* p = buf.data() + start;
     char* const end = buf.data() + buf.size();
     for (size_t i = begin; i < end_id; ++i) {
-      if (i) *p++ = ',';
+      if (!*first) *p++ = ',';
+      *first = false;
       p = std::to_chars(p, end, ids[i]).ptr;
     }
     buf.resize(static_cast<size_t>(p - buf.data()));
     out->MaybeFlush();
   }
-  buf.append("]\n");
 }
 
 int RunTokenize(const TokenizeArgs& args) {
@@ -125,6 +127,16 @@ int RunTokenize(const TokenizeArgs& args) {
       AppendValidUtf8(line, policy, &clean);
       text = clean;
     }
+    bool first = true;
+    if (!args.tokens && args.piece_bytes > 0 && text.size() > args.piece_bytes) {
+      out.buf().push_back('[');
+      tok.EncodeInPieces(text, args.piece_bytes, [&](std::span<const uint32_t> piece) {
+        AppendIdSpan(piece, &first, &out);
+      });
+      out.buf().append("]\n");
+      out.MaybeFlush();
+      return;
+    }
     ids.clear();
     tok.Encode(text, &ids);
     if (args.tokens) {
@@ -133,7 +145,9 @@ int RunTokenize(const TokenizeArgs& args) {
       out.buf() += arr.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       out.buf() += '\n';
     } else {
-      AppendIds(ids, &out);
+      out.buf().push_back('[');
+      AppendIdSpan(ids, &first, &out);
+      out.buf().append("]\n");
     }
     out.MaybeFlush();
   };
@@ -191,6 +205,9 @@ void AddTokenizeCommand(CLI::App& app, CommandAction* action) {
   cmd->add_option("--compat", a->compat, "huggingface (default), google-bert or google-electra");
   auto* ids = cmd->add_flag("--ids", a->ids, "print ids (default)");
   cmd->add_flag("--tokens", a->tokens, "print token strings")->excludes(ids);
+  cmd->add_option("--piece-bytes", a->piece_bytes,
+                  "a longer line is encoded and printed in pieces of about this many bytes, cut "
+                  "where the tokenizer keeps the ids (bounded memory); 0: whole lines");
   cmd->add_option("file", a->file, "input file (default: standard input)");
   cmd->callback([a, action] { *action = [a] { return RunTokenize(*a); }; });
 }

@@ -16,6 +16,11 @@ struct Example {
   std::vector<uint8_t> segment_ids;
   uint32_t num_real_tokens = 0;  // tokens that are not padding
 
+  // GPT only: more of this document's ids follow in the next Example(s). A document too long to
+  // hold whole comes as several parts, the last with `more` false (which may have no tokens);
+  // writers treat the parts as one record. See RollingShardWriter for the shard rule.
+  bool more = false;
+
   // BERT only (`bert` false and the vectors empty otherwise): the masked LM targets and the next
   // sentence label, as google-research/bert run_pretraining.py reads them. The three vectors are
   // zero padded to max_predictions_per_seq; weights are 1.0 for real predictions, 0.0 for padding.

@@ -73,8 +73,10 @@ GptBuilder::GptBuilder(const Tokenizer& tokenizer, std::optional<uint32_t> eod_i
 Status GptBuilder::AddDocument(std::string_view text, const ExampleSink& sink) {
   ++stats_.documents;
   stats_.lines += 1 + static_cast<uint64_t>(std::count(text.begin(), text.end(), '\n'));
+  if (text.size() > stream_bytes_) return AddLongDocument(text, sink);
   std::vector<uint32_t>& ids = example_.tokens;
   ids.clear();
+  example_.more = false;
   const bool eod_before = eod_id_.has_value() && eod_first_;
   if (eod_before) ids.push_back(*eod_id_);
   if (bos_id_.has_value()) ids.push_back(*bos_id_);
@@ -90,6 +92,38 @@ Status GptBuilder::AddDocument(std::string_view text, const ExampleSink& sink) {
   ObserveTokens(std::span<const uint32_t>(ids).subspan(begin));
   if (eod_id_.has_value() && !eod_first_) ids.push_back(*eod_id_);
   example_.num_real_tokens = static_cast<uint32_t>(ids.size());
+  ++stats_.examples;
+  return sink(example_);
+}
+
+Status GptBuilder::AddLongDocument(std::string_view text, const ExampleSink& sink) {
+  std::vector<uint32_t>& ids = example_.tokens;
+  ids.clear();
+  if (eod_id_.has_value() && eod_first_) ids.push_back(*eod_id_);
+  if (bos_id_.has_value()) ids.push_back(*bos_id_);
+  uint64_t added = 0;
+  Status status;
+  tokenizer_.EncodeInPieces(text, piece_bytes_, [&](std::span<const uint32_t> piece) {
+    if (!status.ok()) return;
+    added += piece.size();
+    if (unk_id_.has_value()) {
+      stats_.unk_tokens += static_cast<uint64_t>(std::count(piece.begin(), piece.end(), *unk_id_));
+    }
+    ObserveTokens(piece);
+    ids.insert(ids.end(), piece.begin(), piece.end());
+    if (ids.size() >= part_ids_) {
+      example_.num_real_tokens = static_cast<uint32_t>(ids.size());
+      example_.more = true;
+      status = sink(example_);
+      ids.clear();
+    }
+  });
+  TM_RETURN_IF_ERROR(status);
+  if (added == 0) return Status::Ok();  // no part was sent: fewer ids than part_ids_
+  stats_.tokens += added;
+  if (eod_id_.has_value() && !eod_first_) ids.push_back(*eod_id_);
+  example_.num_real_tokens = static_cast<uint32_t>(ids.size());
+  example_.more = false;
   ++stats_.examples;
   return sink(example_);
 }

@@ -5,6 +5,10 @@
 // the llm.c layout, where every document starts with <|endoftext|>), and with prepend_bos the
 // beginning-of-sequence token right before the text (Llama, Gemma). A document with no ids makes
 // no example. Packing into fixed-length sequences is the trainer's job.
+//
+// A document of more than stream_bytes() of text is tokenized in pieces (Tokenizer::
+// EncodeInPieces) and handed to the sink in parts of about kPartIds ids (Example::more), so that
+// its ids are never all in memory; the ids and the written bytes are those of one example.
 // Thread-safety: one builder per thread.
 #pragma once
 
@@ -38,6 +42,17 @@ class GptBuilder : public ExampleBuilder {
   // The beginning-of-sequence id, or nullopt if prepend_bos is false.
   std::optional<uint32_t> bos_id() const { return bos_id_; }
 
+  static constexpr size_t kStreamBytes = size_t{16} << 20;
+  static constexpr size_t kPieceBytes = size_t{1} << 20;  // text per EncodeInPieces piece
+  static constexpr size_t kPartIds = size_t{1} << 20;
+  size_t stream_bytes() const { return stream_bytes_; }
+  // Tests: stream smaller documents, in smaller pieces and parts.
+  void set_streaming_for_testing(size_t stream_bytes, size_t piece_bytes, size_t part_ids) {
+    stream_bytes_ = stream_bytes;
+    piece_bytes_ = piece_bytes;
+    part_ids_ = part_ids;
+  }
+
  private:
   GptBuilder(const Tokenizer& tokenizer, std::optional<uint32_t> eod_id,
              std::optional<uint32_t> bos_id, bool eod_first);
@@ -47,8 +62,13 @@ class GptBuilder : public ExampleBuilder {
   const std::optional<uint32_t> bos_id_;
   const bool eod_first_;
   const std::optional<uint32_t> unk_id_;
+  Status AddLongDocument(std::string_view text, const ExampleSink& sink);
+
   Example example_;
   BuilderStats stats_;
+  size_t stream_bytes_ = kStreamBytes;
+  size_t piece_bytes_ = kPieceBytes;
+  size_t part_ids_ = kPartIds;
 };
 
 }  // namespace tokenmill

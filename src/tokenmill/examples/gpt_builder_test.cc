@@ -184,5 +184,41 @@ TEST(GptBuilder, PrependBosWithoutBosIsAnError) {
   EXPECT_NE(builder.status().message().find("prepend_bos"), std::string::npos);
 }
 
+// A document longer than stream_bytes() comes in parts whose tokens, joined, are the example a
+// short document gives; the statistics are the same.
+TEST(GptBuilder, LongDocumentsComeInParts) {
+  for (const bool eod_first : {false, true}) {
+    ExampleOptions options;
+    options.eod_first = eod_first;
+    auto whole = Make(GptTokenizer(), options);
+    auto parts = Make(GptTokenizer(), options);
+    ASSERT_TRUE(whole.ok() && parts.ok());
+    static_cast<GptBuilder&>(**parts).set_streaming_for_testing(8, 4, 3);
+    const std::vector<std::string> docs = {"t1 t2 t3 t4 t5 t6 t7", "t8", "t9 t10\nt11 t12", " "};
+    const std::vector<Example> want = Build(**whole, docs);
+    const std::vector<Example> got = Build(**parts, docs);
+    std::vector<Example> joined;
+    bool open = false;
+    for (const Example& e : got) {
+      if (!open)
+        joined.push_back(e);
+      else
+        joined.back().tokens.insert(joined.back().tokens.end(), e.tokens.begin(), e.tokens.end());
+      open = e.more;
+    }
+    EXPECT_FALSE(open);
+    EXPECT_GT(got.size(), want.size());
+    ASSERT_EQ(joined.size(), want.size());
+    for (size_t k = 0; k < want.size(); ++k) EXPECT_EQ(joined[k].tokens, want[k].tokens) << k;
+    const BuilderStats& a = (*whole)->stats();
+    const BuilderStats& b = (*parts)->stats();
+    EXPECT_EQ(a.documents, b.documents);
+    EXPECT_EQ(a.lines, b.lines);
+    EXPECT_EQ(a.tokens, b.tokens);
+    EXPECT_EQ(a.examples, b.examples);
+    EXPECT_EQ(a.unk_tokens, b.unk_tokens);
+  }
+}
+
 }  // namespace
 }  // namespace tokenmill

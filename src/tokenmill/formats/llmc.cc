@@ -95,7 +95,7 @@ class LlmcShardWriter : public RollingShardWriter {
           "llmc output holds GPT documents, but this example has an input_mask "
           "(ELECTRA/BERT examples go to tfrecord)");
     }
-    if (example.tokens.empty()) {
+    if (example.tokens.empty() && !continuing()) {
       return Status::InvalidArgument(
           "llmc output cannot hold an empty document: give each document its end-of-text token");
     }

@@ -165,14 +165,17 @@ class MegatronShardWriter : public RollingShardWriter {
           "megatron output holds GPT documents, but this example has an input_mask "
           "(ELECTRA/BERT examples go to tfrecord)");
     }
-    if (example.tokens.size() > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
-      return Status::InvalidArgument("a document of " + std::to_string(example.tokens.size()) +
+    const uint64_t length = (continuing() ? pending_length_ : 0) + example.tokens.size();
+    if (length > static_cast<uint64_t>(std::numeric_limits<int32_t>::max())) {
+      return Status::InvalidArgument("a document of " + std::to_string(length) +
                                      " tokens exceeds Megatron's int32 sequence length");
     }
     record_.clear();
     AppendTokens(example.tokens, width_, &record_);
-    length_ = static_cast<int32_t>(example.tokens.size());
-    return record_.size() + 4 + 8 + 8;  // tokens + length, pointer and document index
+    length_ = static_cast<int32_t>(length);
+    more_ = example.more;
+    // tokens, then (with the document's last part) its length, pointer and document index
+    return record_.size() + (more_ ? 0 : 4 + 8 + 8);
   }
   uint64_t EmptyShardBytes() const override { return kMegatronIndexHeaderBytes + 8; }
   Status OpenShard(const std::string& dir, const std::string& stem) override {
@@ -184,7 +187,8 @@ class MegatronShardWriter : public RollingShardWriter {
   }
   Status WriteRecord() override {
     TM_RETURN_IF_ERROR(bin_->Append(record_));
-    lengths_.push_back(length_);
+    pending_length_ = more_ ? static_cast<uint64_t>(length_) : 0;
+    if (!more_) lengths_.push_back(length_);
     return Status::Ok();
   }
   Status CloseShard(uint64_t examples, uint64_t tokens, std::vector<ShardFile>* files) override {
@@ -206,6 +210,8 @@ class MegatronShardWriter : public RollingShardWriter {
   const size_t width_;
   std::string record_;
   int32_t length_ = 0;
+  bool more_ = false;
+  uint64_t pending_length_ = 0;  // tokens of the open document's parts written so far
   std::string dir_;
   std::string stem_;
   std::vector<int32_t> lengths_;

@@ -4,7 +4,9 @@
 //
 // Rolling rule: a shard is closed before an Example whose record would make the shard's bytes
 // (all of its files, headers and indexes included) exceed shard_size; a record larger than
-// shard_size on its own gets a shard of its own. A writer that was given no Example writes no file.
+// shard_size on its own gets a shard of its own. A document that comes in parts (Example::more)
+// starts a new shard (whose size is not known in advance) and stays whole in it; the records after
+// it follow the rule above. A writer that was given no Example writes no file.
 // Thread-safety: one writer per thread.
 #pragma once
 
@@ -45,6 +47,8 @@ class RollingShardWriter : public ShardWriter {
   virtual void DropShard() = 0;
 
   const ShardWriterOptions& options() const { return options_; }
+  // Whether the Example being encoded continues a document whose earlier parts were written.
+  bool continuing() const { return in_document_; }
   // Creates a file of the open shard; the writer deletes it on Abandon.
   StatusOr<std::unique_ptr<OutputFile>> CreateFile(const std::string& dir, const std::string& name);
   // Closes `file` and describes it.
@@ -63,6 +67,7 @@ class RollingShardWriter : public ShardWriter {
   uint64_t shard_bytes_ = 0;
   uint64_t shard_examples_ = 0;
   uint64_t shard_tokens_ = 0;
+  bool in_document_ = false;  // the last Example had `more`
   std::vector<ShardFile> files_;
   std::vector<std::string> created_;  // every path created, for Abandon
 };

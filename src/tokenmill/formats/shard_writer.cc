@@ -63,7 +63,13 @@ Status RollingShardWriter::AddImpl(const Example& example) {
     }
   }
   TM_ASSIGN_OR_RETURN(uint64_t growth, EncodeRecord(example));
-  if (shard_open_ && (shard_bytes_ + growth > options_.shard_size || !RecordFits())) {
+  if (in_document_) {  // a later part: it stays with the first
+    if (!RecordFits()) {
+      return Status::InvalidArgument("a document is too long for one shard of this format");
+    }
+  } else if (example.more) {  // the first part of a long document: a shard of its own
+    if (shard_open_) TM_RETURN_IF_ERROR(CloseOpenShard());
+  } else if (shard_open_ && (shard_bytes_ + growth > options_.shard_size || !RecordFits())) {
     TM_RETURN_IF_ERROR(CloseOpenShard());
   }
   if (!shard_open_) {
@@ -82,8 +88,9 @@ Status RollingShardWriter::AddImpl(const Example& example) {
   }
   TM_RETURN_IF_ERROR(WriteRecord());
   shard_bytes_ += growth;
-  ++shard_examples_;
+  if (!example.more) ++shard_examples_;
   shard_tokens_ += example.num_real_tokens;
+  in_document_ = example.more;
   return Status::Ok();
 }
 
@@ -95,6 +102,9 @@ Status RollingShardWriter::CloseOpenShard() {
 StatusOr<std::vector<ShardFile>> RollingShardWriter::Finish() {
   if (finished_)
     return Status::FailedPrecondition("ShardWriter::Finish called after Finish or Abandon");
+  if (status_.ok() && in_document_) {
+    status_ = Status::FailedPrecondition("ShardWriter::Finish called in the middle of a document");
+  }
   if (status_.ok() && shard_open_) status_ = CloseOpenShard();
   if (status_.ok() && !files_.empty()) status_ = SyncDir(options_.scratch_dir);
   if (!status_.ok()) return status_;  // the caller Abandon()s

@@ -233,5 +233,57 @@ TEST(ShardWriter, TfRecordRoundTripThroughTheReader) {
   EXPECT_EQ((*reader)->counts().real_tokens, files[0].tokens);
 }
 
+// A document in parts (Example::more) is one record: the same bytes as the whole document in a
+// shard of its own, which it starts; the records after it follow the size rule.
+TEST(ShardWriter, DocumentInPartsIsOneRecordInAShardItStarts) {
+  auto part = [](std::vector<uint32_t> tokens, bool more) {
+    Example e = Gpt(std::move(tokens));
+    e.more = more;
+    return e;
+  };
+  for (OutputFormat format : {OutputFormat::kMegatron, OutputFormat::kLlmc}) {
+    SCOPED_TRACE(std::string(OutputFormatName(format)));
+    const std::vector<Example> before = {Gpt({7, 8})};
+    const std::vector<Example> parts = {part({1, 2, 3}, true), part({4}, true), part({}, true),
+                                        part({5, 6}, false), Gpt({9, 9})};
+    const std::vector<Example> whole = {Gpt({1, 2, 3, 4, 5, 6}), Gpt({9, 9})};
+    TempDir a, b;
+    std::vector<Example> with_parts = before;
+    with_parts.insert(with_parts.end(), parts.begin(), parts.end());
+    const std::vector<ShardFile> fa = WriteShards(Options(a, format, 1 << 20), with_parts);
+    const std::vector<ShardFile> fb0 = WriteShards(Options(b, format, 1 << 20), before);
+    ASSERT_FALSE(fb0.empty());
+    TempDir c;
+    const std::vector<ShardFile> fc = WriteShards(Options(c, format, 1 << 20), whole);
+    // Shard 000: the document before; shard 001: the long document and the one after it.
+    const size_t per_shard = format == OutputFormat::kMegatron ? 2 : 1;
+    ASSERT_EQ(fa.size(), 2 * per_shard);
+    EXPECT_EQ(fa[per_shard].examples, 2u);
+    EXPECT_EQ(fa[per_shard].tokens, 8u);
+    for (size_t k = 0; k < per_shard; ++k) {
+      EXPECT_EQ(testing::ReadAll(fa[k].local_path), testing::ReadAll(fb0[k].local_path));
+      EXPECT_EQ(testing::ReadAll(fa[per_shard + k].local_path), testing::ReadAll(fc[k].local_path));
+    }
+  }
+}
+
+TEST(ShardWriter, PartsAreRefusedByTfRecordAndMustEnd) {
+  TempDir dir;
+  Example e = Electra({101, 5, 102}, 8, 2);
+  e.more = true;
+  auto tf = CreateShardWriter(Options(dir, OutputFormat::kTfRecord, 1 << 20));
+  ASSERT_TRUE(tf.ok());
+  EXPECT_FALSE((*tf)->Add(e).ok());
+  (*tf)->Abandon();
+  auto mm = CreateShardWriter(Options(dir, OutputFormat::kMegatron, 1 << 20));
+  ASSERT_TRUE(mm.ok());
+  Example p = Gpt({1, 2});
+  p.more = true;
+  ASSERT_TRUE((*mm)->Add(p).ok());
+  EXPECT_FALSE((*mm)->Finish().ok());  // the document never ended
+  (*mm)->Abandon();
+  EXPECT_TRUE(dir.List().empty());
+}
+
 }  // namespace
 }  // namespace tokenmill

@@ -77,6 +77,9 @@ class TfRecordShardWriter : public RollingShardWriter {
 
  protected:
   StatusOr<uint64_t> EncodeRecord(const Example& example) override {
+    if (example.more) {
+      return Status::InvalidArgument("tfrecord examples cannot come in parts (Example::more)");
+    }
     payload_.clear();
     EncodeTfExample(example, &payload_);
     record_.clear();

@@ -61,8 +61,13 @@ StatusOr<TaskResult> RunTask(const JobSpec& spec, const Tokenizer& tokenizer, co
 
   ContentStatsCollector content(tokenizer.vocab_size());
   builder->set_token_observer(&content);
+  uint64_t part_tokens = 0;  // of the parts of a document that comes in parts (Example::more)
   const ExampleSink sink = [&](const Example& e) {
-    content.AddExample(e.num_real_tokens);
+    part_tokens += e.num_real_tokens;
+    if (!e.more) {
+      content.AddExample(part_tokens);
+      part_tokens = 0;
+    }
     return writer->Add(e);
   };
   const ReaderOptions reader_options = ReaderOptionsFor(spec, tokenizer);

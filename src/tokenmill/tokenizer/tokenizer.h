@@ -8,7 +8,9 @@
 // Thread-safety: a loaded Tokenizer is immutable; Encode() may be called from many threads.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -65,6 +67,19 @@ class Tokenizer {
   // Appends the ids of `text` to *ids, without adding special tokens. `text` should be valid
   // UTF-8 (readers repair it); invalid bytes never crash and are dropped or replaced.
   virtual void Encode(std::string_view text, std::vector<uint32_t>* ids) const = 0;
+
+  // The ids of `text`, exactly Encode's, handed to `sink` in order and, where the tokenizer can
+  // cut the text without changing any id, in several calls of about `piece_bytes` of text each,
+  // so that a huge document never has all its ids (or its normalized copies) in memory. The
+  // default encodes the whole text and calls `sink` once (if there are ids).
+  using IdPieceSink = std::function<void(std::span<const uint32_t> ids)>;
+  virtual void EncodeInPieces(std::string_view text, size_t piece_bytes,
+                              const IdPieceSink& sink) const {
+    (void)piece_bytes;
+    std::vector<uint32_t> ids;
+    Encode(text, &ids);
+    if (!ids.empty()) sink(ids);
+  }
 
   // One past the largest id (including special tokens).
   virtual uint32_t vocab_size() const = 0;

@@ -39,13 +39,49 @@ class PipelineTokenizer final : public Tokenizer {
   TokenizerKind kind() const override { return kind_; }
 
   void Encode(std::string_view text, std::vector<uint32_t>* ids) const override {
+    EncodeImpl(text, ids, nullptr, 0);
+  }
+
+  // Cuts each segment (text between added tokens) before a lone ' ' after another character,
+  // once `piece_bytes` have gone by, where the pipeline keeps the ids (cuts_, set at load) and the
+  // model confirms no token spans the point (the normalized character before it).
+  void EncodeInPieces(std::string_view text, size_t piece_bytes,
+                      const IdPieceSink& sink) const override {
+    if (!cuts_ || text.size() <= piece_bytes) {
+      Tokenizer::EncodeInPieces(text, piece_bytes, sink);
+      return;
+    }
+    std::vector<uint32_t> ids;
+    const std::function<void()> flush = [&] {
+      if (!ids.empty()) sink(ids);
+      ids.clear();
+    };
+    EncodeImpl(text, &ids, &flush, piece_bytes);
+    flush();
+  }
+
+  // Whether EncodeInPieces cuts long texts (tests).
+  bool cuts() const { return cuts_; }
+  bool cuts_ = false;
+
+  // Encode, and with `flush` the segments are cut into pieces of about `piece_bytes` and
+  // `flush` is called after each.
+  void EncodeImpl(std::string_view text, std::vector<uint32_t>* ids,
+                  const std::function<void()>* flush, size_t piece_bytes) const {
     std::string repaired;
     if (FindInvalidUtf8(text) != std::string_view::npos) {
       AppendValidUtf8(text, InvalidUtf8::kReplace, &repaired);
       text = repaired;
     }
+    auto segment = [&](std::string_view seg, bool at_origin) {
+      if (flush == nullptr) {
+        EncodeSegment(seg, at_origin, false, ids);
+      } else {
+        EncodeLongSegment(seg, at_origin, piece_bytes, ids, *flush);
+      }
+    };
     if (raw_tokens_.empty()) {
-      EncodeSegment(text, true, ids);
+      segment(text, true);
       return;
     }
     std::vector<AddedTokenMatcher::Split> splits;
@@ -54,9 +90,64 @@ class PipelineTokenizer final : public Tokenizer {
       if (s.id >= 0) {
         ids->push_back(static_cast<uint32_t>(s.id));
       } else {
-        EncodeSegment(text.substr(s.start, s.end - s.start), s.start == 0, ids);
+        segment(text.substr(s.start, s.end - s.start), s.start == 0);
       }
     }
+  }
+
+  // The first point at or after `from` just before a ' ' that is a grapheme cluster of its own
+  // and follows a character other than ' '; npos if none.
+  static size_t NextCut(std::string_view text, size_t from) {
+    for (size_t i = text.find(' ', std::max<size_t>(from, 1)); i != std::string_view::npos;
+         i = text.find(' ', i + 1)) {
+      if (text[i - 1] == ' ') continue;
+      size_t start = i - 1;
+      while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+      size_t len;
+      const auto before = static_cast<utf8proc_int32_t>(hf::DecodeAt(text, start, &len));
+      if (!utf8proc_grapheme_break(before, ' ')) continue;
+      if (i + 1 < text.size()) {
+        const auto after = static_cast<utf8proc_int32_t>(hf::DecodeAt(text, i + 1, &len));
+        if (!utf8proc_grapheme_break(' ', after)) continue;
+      }
+      return i;
+    }
+    return std::string_view::npos;
+  }
+
+  void EncodeLongSegment(std::string_view text, bool at_origin, size_t piece_bytes,
+                         std::vector<uint32_t>* ids, const std::function<void()>& flush) const {
+    size_t pos = 0;
+    size_t from = piece_bytes;
+    int refused = 0;  // normalized characters found unsafe after the raw one was safe
+    while (text.size() - pos > piece_bytes && refused < 16) {
+      const size_t cut = NextCut(text, from);
+      if (cut == std::string_view::npos) break;
+      from = cut + 1;
+      size_t raw = cut - 1;
+      while (raw > pos && (static_cast<unsigned char>(text[raw]) & 0xC0) == 0x80) --raw;
+      if (!model_->CutsBeforeMeta(text.substr(raw, cut - raw))) continue;  // most likely unsafe
+      Segment seg{std::string(text.substr(pos, cut - pos)), at_origin && pos == 0, pos > 0};
+      if (normalizer_ != nullptr) normalizer_->Normalize(&seg);
+      // The character the model sees before the "▁" of the cut ("▁" itself if normalizing made
+      // a trailing ' '): cut only where no token spans it.
+      bool safe = seg.text.empty();
+      if (!safe) {
+        size_t last = seg.text.size() - 1;
+        while (last > 0 && (static_cast<unsigned char>(seg.text[last]) & 0xC0) == 0x80) --last;
+        const std::string_view before = std::string_view(seg.text).substr(last);
+        safe = before != " " && model_->CutsBeforeMeta(before);
+      }
+      if (!safe) {
+        ++refused;
+        continue;
+      }
+      EncodeNormalizedSegment(seg, ids);
+      flush();
+      pos = cut;
+      from = pos + piece_bytes;
+    }
+    EncodeSegment(text.substr(pos), at_origin && pos == 0, pos > 0, ids);
   }
 
   uint32_t vocab_size() const override { return static_cast<uint32_t>(text_by_id_.size()); }
@@ -107,10 +198,15 @@ class PipelineTokenizer final : public Tokenizer {
   SpecialTokens specials_;
 
  private:
-  void EncodeSegment(std::string_view text, bool at_origin, std::vector<uint32_t>* ids) const {
+  void EncodeSegment(std::string_view text, bool at_origin, bool continued,
+                     std::vector<uint32_t>* ids) const {
     if (text.empty()) return;
-    Segment seg{std::string(text), at_origin};
+    Segment seg{std::string(text), at_origin && !continued, continued};
     if (normalizer_ != nullptr) normalizer_->Normalize(&seg);
+    EncodeNormalizedSegment(seg, ids);
+  }
+
+  void EncodeNormalizedSegment(const Segment& seg, std::vector<uint32_t>* ids) const {
     if (seg.text.empty()) return;
     if (normalized_tokens_.empty()) {
       EncodeNormalized(seg.text, seg.at_origin, ids);
@@ -302,7 +398,9 @@ StatusOr<std::unique_ptr<PreTokenizer>> ReadPreTokenizer(const json& p, std::str
     } else {
       finder = SplitPreTokenizer::Literal(pattern);
     }
-    return split(std::move(finder), b, inv->get<bool>());
+    auto s = std::make_unique<SplitPreTokenizer>(std::move(finder), b, inv->get<bool>());
+    if (!is_regex) s->set_literal(pattern);
+    return std::unique_ptr<PreTokenizer>(std::move(s));
   }
   if (type == "Metaspace") {
     std::string replacement = "\xE2\x96\x81";
@@ -585,6 +683,13 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadImpl(const TokenizerOptions& options, j
   }
   for (uint32_t id = 0; id < t->text_by_id_.size(); ++id) {
     if (!t->text_by_id_[id].empty()) t->id_by_text_.emplace(t->text_by_id_[id], id);
+  }
+  {  // Can long texts be cut before a ' ' (turned into "▁")? See EncodeInPieces.
+    std::string cut = " ";
+    bool ok = t->normalized_tokens_.empty();
+    if (ok && t->normalizer_ != nullptr) ok = t->normalizer_->KeepsCut(&cut);
+    if (ok && t->pre_tokenizer_ != nullptr) ok = t->pre_tokenizer_->KeepsCut(&cut);
+    t->cuts_ = ok && cut == hf::kMetaspace;
   }
   if (auto it = t->specials_.all.find("<|endoftext|>"); it != t->specials_.all.end()) {
     t->specials_.eod = it->second;

@@ -147,3 +147,96 @@ TEST(HfPipelineTest, UnsupportedComponentsNameTheirJsonPath) {
 
 }  // namespace
 }  // namespace tokenmill
+
+namespace tokenmill {
+namespace {
+
+// The pieces of EncodeInPieces, concatenated, and how many there were.
+std::pair<Ids, int> EncPieces(const Tokenizer& t, std::string_view s, size_t piece_bytes) {
+  Ids ids;
+  int calls = 0;
+  t.EncodeInPieces(s, piece_bytes, [&](std::span<const uint32_t> piece) {
+    ++calls;
+    ids.insert(ids.end(), piece.begin(), piece.end());
+  });
+  return {ids, calls};
+}
+
+// Random texts over characters chosen to meet every cut rule: spaces and runs of them, a
+// character after which a token continues into "▁" ("i", through the token "i▁h"), one the
+// vocabulary lacks (byte fallback, unknown), a combining mark after a space (no cluster boundary),
+// an added token.
+std::string RandomText(uint32_t* seed, size_t n) {
+  static const char* const kParts[] = {"h",         "i",   " ", "  ", "!",  "\xC3\xA9",
+                                       " \xCC\x81", "<s>", "x", "hi", " hi"};
+  std::string s;
+  while (s.size() < n) {
+    *seed = *seed * 1103515245u + 12345u;
+    s += kParts[(*seed >> 16) % (sizeof(kParts) / sizeof(kParts[0]))];
+  }
+  return s;
+}
+
+TEST(HfPipelineTest, EncodeInPiecesEqualsEncodeOnTheLlamaLayout) {
+  json j = LlamaLike();
+  j["model"]["vocab"]["i" + kMeta + "h"] = 9;  // a token across "▁" after "i": no cut there
+  j["model"]["vocab"]["i" + kMeta] = 10;
+  j["model"]["merges"].push_back("i " + kMeta);
+  j["model"]["merges"].push_back("i" + kMeta + " h");
+  auto t = Load(j);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  uint32_t seed = 7;
+  int cut = 0;
+  for (int round = 0; round < 300; ++round) {
+    const std::string text = RandomText(&seed, 1 + round % 97);
+    const Ids want = Enc(**t, text);
+    for (size_t piece_bytes : {1, 2, 3, 5, 8, 40}) {
+      const auto [got, calls] = EncPieces(**t, text, piece_bytes);
+      ASSERT_EQ(got, want) << "\"" << text << "\" in pieces of " << piece_bytes;
+      if (calls > 1) ++cut;
+    }
+  }
+  EXPECT_GT(cut, 500);  // the texts were cut
+  // Never after "i": "hi hi hi" has cuts only before a space after "i", so it stays whole.
+  EXPECT_EQ(EncPieces(**t, "hi hi hi hi", 1).second, 1);
+  EXPECT_GT(EncPieces(**t, "hh hh hh hh", 1).second, 1);
+}
+
+TEST(HfPipelineTest, EncodeInPiecesWithMetaspaceAndItsLeadingSpaceRule) {
+  json j = LlamaLike();
+  j["normalizer"] = nullptr;
+  j["pre_tokenizer"] = {
+      {"type", "Metaspace"}, {"replacement", kMeta}, {"prepend_scheme", "always"}, {"split", true}};
+  auto t = Load(j);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  // HF replaces ' ' first: a text that starts with a space gets no second "▁".
+  EXPECT_EQ(Enc(**t, " hi"), (Ids{7}));
+  EXPECT_EQ(Enc(**t, "hi"), (Ids{7}));
+  uint32_t seed = 11;
+  for (int round = 0; round < 200; ++round) {
+    const std::string text = RandomText(&seed, 1 + round % 61);
+    const Ids want = Enc(**t, text);
+    for (size_t piece_bytes : {1, 4, 16}) {
+      ASSERT_EQ(EncPieces(**t, text, piece_bytes).first, want) << text;
+    }
+  }
+  EXPECT_GT(EncPieces(**t, "hh hh hh hh", 1).second, 1);
+}
+
+TEST(HfPipelineTest, EncodeInPiecesKeepsTextWholeWhereACutCouldChangeIds) {
+  // Strip (right) and a regex Replace: the pipeline cannot tell, so the text is never cut.
+  for (const json& norm :
+       {json{{"type", "Strip"}, {"strip_left", true}, {"strip_right", true}},
+        json{{"type", "Replace"}, {"pattern", {{"Regex", "h+"}}}, {"content", "i"}}}) {
+    json j = LlamaLike();
+    j["normalizer"]["normalizers"].push_back(norm);
+    auto t = Load(j);
+    ASSERT_TRUE(t.ok()) << t.status().ToString();
+    const auto [ids, calls] = EncPieces(**t, "hh hh hh hh ", 1);
+    EXPECT_EQ(calls, 1) << norm.dump();
+    EXPECT_EQ(ids, Enc(**t, "hh hh hh hh ")) << norm.dump();
+  }
+}
+
+}  // namespace
+}  // namespace tokenmill

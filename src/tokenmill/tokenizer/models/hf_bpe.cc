@@ -91,6 +91,14 @@ StatusOr<std::unique_ptr<HfBpeModel>> HfBpeModel::Build(
   return m;
 }
 
+bool HfBpeModel::CutsBeforeMeta(std::string_view before) const {
+  if (!cut_ || before == meta_) return false;
+  for (const std::string& u : unsafe_before_meta_) {
+    if (before == u) return false;
+  }
+  return cut_after_unknown_ || Find(before) != BpeModel::kNone;
+}
+
 void HfBpeModel::EncodeWhole(std::string_view piece, std::vector<uint32_t>* ids) const {
   EncodeWord(piece, ids);
 }
@@ -116,18 +124,7 @@ void HfBpeModel::Encode(std::string_view piece, std::vector<uint32_t>* ids) cons
   while (i < piece.size()) {
     const size_t len = Utf8Length(static_cast<unsigned char>(piece[i]));
     if (piece[i] == meta0 && i > start && piece.compare(i, 3, meta_) == 0) {
-      const std::string_view before = piece.substr(prev_start, i - prev_start);
-      bool safe = before != meta_;
-      if (safe) {
-        for (const std::string& u : unsafe_before_meta_) {
-          if (before == u) {
-            safe = false;
-            break;
-          }
-        }
-      }
-      if (safe && !cut_after_unknown_ && Find(before) == BpeModel::kNone) safe = false;
-      if (safe) {
+      if (CutsBeforeMeta(piece.substr(prev_start, i - prev_start))) {
         EncodeWord(piece.substr(start, i - start), ids);
         start = i;
       }

@@ -41,6 +41,7 @@ class HfBpeModel final : public Model {
 
   void Encode(std::string_view piece, std::vector<uint32_t>* ids) const override;
   const std::vector<std::string>& pieces() const override { return pieces_; }
+  bool CutsBeforeMeta(std::string_view before) const override;
   std::optional<uint32_t> unk_id() const { return unk_id_; }
 
   // Encodes without cutting long pieces (for tests: the cut must not change ids).

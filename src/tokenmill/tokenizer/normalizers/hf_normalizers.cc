@@ -12,8 +12,29 @@
 namespace tokenmill::hf {
 
 void PrependNormalizer::Normalize(Segment* segment) const {
-  if (segment->text.empty()) return;
+  if (segment->text.empty() || segment->continued) return;
   segment->text.insert(0, prefix_);
+}
+
+bool ReplaceNormalizer::KeepsCut(std::string* cut) const {
+  auto kept = [](std::string_view c) { return c == " " || c == kMetaspace; };
+  if (space_runs_) {  // a run of spaces starting at the cut lies wholly after it
+    if (*cut != " ") return true;
+    if (content_.empty()) return false;
+    size_t len;
+    DecodeAt(content_, 0, &len);
+    if (!kept(std::string_view(content_).substr(0, len))) return false;
+    *cut = content_.substr(0, len);
+    return true;
+  }
+  if (regex_ != nullptr) return false;
+  if (literal_ == *cut) {
+    if (!kept(content_)) return false;
+    *cut = content_;
+    return true;
+  }
+  // A literal holding " " or "▁" could match across the cut.
+  return literal_.find(' ') == std::string::npos && literal_.find(kMetaspace) == std::string::npos;
 }
 
 StatusOr<std::unique_ptr<ReplaceNormalizer>> ReplaceNormalizer::Literal(std::string pattern,

@@ -18,7 +18,11 @@ namespace tokenmill::hf {
 class PrependNormalizer final : public Normalizer {
  public:
   explicit PrependNormalizer(std::string prefix) : prefix_(std::move(prefix)) {}
-  void Normalize(Segment* segment) const override;
+  void Normalize(Segment* segment) const override;  // not to a `continued` segment
+  bool KeepsCut(std::string* cut) const override {
+    (void)cut;
+    return true;
+  }
 
  private:
   std::string prefix_;
@@ -33,6 +37,7 @@ class ReplaceNormalizer final : public Normalizer {
                                                             std::string content);
   ~ReplaceNormalizer() override;
   void Normalize(Segment* segment) const override;
+  bool KeepsCut(std::string* cut) const override;
 
  private:
   ReplaceNormalizer() = default;
@@ -49,6 +54,10 @@ class UnicodeNormalizer final : public Normalizer {
  public:
   explicit UnicodeNormalizer(NormalForm form) : form_(form) {}
   void Normalize(Segment* segment) const override;
+  bool KeepsCut(std::string* cut) const override {  // never touches " " or "▁"
+    (void)cut;
+    return true;
+  }
 
  private:
   NormalForm form_;
@@ -58,6 +67,10 @@ class UnicodeNormalizer final : public Normalizer {
 class LowercaseNormalizer final : public Normalizer {
  public:
   void Normalize(Segment* segment) const override;
+  bool KeepsCut(std::string* cut) const override {  // never touches " " or "▁"
+    (void)cut;
+    return true;
+  }
 };
 
 // "Strip": removes whitespace (Rust char::is_whitespace) at the start and/or end.
@@ -75,12 +88,20 @@ class StripNormalizer final : public Normalizer {
 class StripAccentsNormalizer final : public Normalizer {
  public:
   void Normalize(Segment* segment) const override;
+  bool KeepsCut(std::string* cut) const override {  // never touches " " or "▁"
+    (void)cut;
+    return true;
+  }
 };
 
 // "Nmt": removes control characters and maps some spaces to ' ' (HF's do_nmt).
 class NmtNormalizer final : public Normalizer {
  public:
   void Normalize(Segment* segment) const override;
+  bool KeepsCut(std::string* cut) const override {  // never touches " " or "▁"
+    (void)cut;
+    return true;
+  }
 };
 
 }  // namespace tokenmill::hf

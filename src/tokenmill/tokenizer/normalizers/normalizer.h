@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tokenmill::hf {
@@ -15,12 +16,27 @@ namespace tokenmill::hf {
 struct Segment {
   std::string text;
   bool at_origin = false;
+  // A later piece of a segment cut by Tokenizer::EncodeInPieces (see Normalizer::KeepsCut): what
+  // applies only at a segment's start (Prepend) does not apply.
+  bool continued = false;
 };
+
+// The character at a cut point as the normalizers and pre-tokenizers turn it: " " or "▁".
+inline constexpr std::string_view kMetaspace = "\xE2\x96\x81";
 
 class Normalizer {
  public:
   virtual ~Normalizer() = default;
   virtual void Normalize(Segment* segment) const = 0;
+  // Cutting long segments: whether normalizing the text before and after a cut point separately
+  // (the part after it `continued`) gives the normalization of the whole, for a point just
+  // before a character *cut (" " or "▁") that is a grapheme cluster of its own and follows a
+  // character other than itself; and that character then stays " " or becomes "▁" (*cut is
+  // updated). False (never cut) unless a normalizer knows better.
+  virtual bool KeepsCut(std::string* cut) const {
+    (void)cut;
+    return false;
+  }
 };
 
 // HF "Sequence": each in order.
@@ -30,6 +46,12 @@ class SequenceNormalizer final : public Normalizer {
       : steps_(std::move(steps)) {}
   void Normalize(Segment* segment) const override {
     for (const auto& s : steps_) s->Normalize(segment);
+  }
+  bool KeepsCut(std::string* cut) const override {
+    for (const auto& s : steps_) {
+      if (!s->KeepsCut(cut)) return false;
+    }
+    return true;
   }
 
  private:

@@ -67,6 +67,9 @@ class PrecompiledNormalizer final : public Normalizer {
  public:
   explicit PrecompiledNormalizer(CharsMap map);
   void Normalize(Segment* segment) const override;
+  // Rules apply per grapheme cluster, so a cut before a cluster of its own is kept if no rule
+  // rewrites a lone " ".
+  bool KeepsCut(std::string* cut) const override { return *cut == " " && ascii_kept_[' ']; }
 
  private:
   // Whether a BMP code point has grapheme break property Other: between two such characters
@@ -76,7 +79,7 @@ class PrecompiledNormalizer final : public Normalizer {
     return cp < 0x10000 && ((other_[cp >> 6] >> (cp & 63)) & 1) != 0;
   }
   CharsMap map_;
-  const uint64_t* other_;  // a bit per BMP code point
+  const uint64_t* other_;      // a bit per BMP code point
   bool ascii_kept_[256] = {};  // an ASCII byte that no rule rewrites alone (and not '\r')
 };
 

@@ -148,6 +148,12 @@ void SplitPreTokenizer::PreTokenize(std::vector<Piece>* pieces) const {
   pieces->swap(out);
 }
 
+// HF replaces ' ' first, then prepends unless the piece starts with the replacement: a piece that
+// starts with ' ' gets none either.
+bool MetaspacePreTokenizer::StartsWithReplacement(std::string_view text) const {
+  return text.starts_with(' ') || text.starts_with(replacement_);
+}
+
 void MetaspacePreTokenizer::PreTokenize(std::vector<Piece>* pieces) const {
   std::vector<Piece> out;
   out.reserve(pieces->size());
@@ -156,7 +162,7 @@ void MetaspacePreTokenizer::PreTokenize(std::vector<Piece>* pieces) const {
     s.reserve(piece.text.size() + replacement_.size());
     const bool prepend = (scheme_ == PrependScheme::kAlways ||
                           (scheme_ == PrependScheme::kFirst && piece.at_origin)) &&
-                         !std::string_view(piece.text).starts_with(replacement_);
+                         !StartsWithReplacement(piece.text);
     if (prepend) s.append(replacement_);
     for (char c : piece.text) {
       if (c == ' ') {
@@ -197,7 +203,7 @@ bool MetaspacePreTokenizer::Visit(std::string_view text, bool at_origin,
   s.reserve(text.size() + 2 * replacement_.size() + 16);
   const bool prepend =
       (scheme_ == PrependScheme::kAlways || (scheme_ == PrependScheme::kFirst && at_origin)) &&
-      !text.starts_with(replacement_);
+      !StartsWithReplacement(text);
   if (prepend) s.append(replacement_);
   for (size_t pos = 0; pos < text.size();) {
     const size_t space = text.find(' ', pos);

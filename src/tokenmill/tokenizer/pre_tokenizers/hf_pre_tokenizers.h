@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -34,6 +35,13 @@ class SplitPreTokenizer final : public PreTokenizer {
   SplitPreTokenizer(MatchFinder find, SplitBehavior behavior, bool invert)
       : find_(std::move(find)), behavior_(behavior), invert_(invert) {}
   void PreTokenize(std::vector<Piece>* pieces) const override;
+  // Only for a literal that does not hold *cut (it then never matches at or across the cut) and
+  // without invert.
+  bool KeepsCut(std::string* cut) const override {
+    return !invert_ && literal_.has_value() && literal_->find(*cut) == std::string::npos;
+  }
+  // Set by the loader for a literal pattern (the finder does not tell).
+  void set_literal(std::string literal) { literal_ = std::move(literal); }
 
   // Finders: a literal string (each occurrence), a regex (each non-empty match), a character
   // predicate (each matching character).
@@ -45,6 +53,7 @@ class SplitPreTokenizer final : public PreTokenizer {
   MatchFinder find_;
   SplitBehavior behavior_;
   bool invert_;
+  std::optional<std::string> literal_;
 };
 
 enum class PrependScheme { kFirst, kNever, kAlways };
@@ -58,8 +67,16 @@ class MetaspacePreTokenizer final : public PreTokenizer {
   void PreTokenize(std::vector<Piece>* pieces) const override;
   bool Visit(std::string_view text, bool at_origin,
              const std::function<void(std::string_view)>& visit) const override;
+  // A piece that starts with the replacement gets none prepended, and one that is not at the
+  // origin none under "first".
+  bool KeepsCut(std::string* cut) const override {
+    if (replacement_ != "\xE2\x96\x81") return false;
+    *cut = replacement_;
+    return true;
+  }
 
  private:
+  bool StartsWithReplacement(std::string_view text) const;
   std::string replacement_;
   PrependScheme scheme_;
   bool split_;

@@ -32,6 +32,15 @@ class PreTokenizer {
     (void)visit;
     return false;
   }
+  // Cutting long segments: whether pre-tokenizing the text before and after a cut point
+  // separately (the part after it not at the origin) gives the pieces of the whole, except that
+  // a piece may be cut at that point, for a point just before a character *cut (" " or "▁") that
+  // follows a character other than itself; *cut becomes what the character turns into. False
+  // unless a pre-tokenizer knows better.
+  virtual bool KeepsCut(std::string* cut) const {
+    (void)cut;
+    return false;
+  }
 };
 
 // HF "Sequence": each in order.
@@ -41,6 +50,12 @@ class SequencePreTokenizer final : public PreTokenizer {
       : steps_(std::move(steps)) {}
   void PreTokenize(std::vector<Piece>* pieces) const override {
     for (const auto& s : steps_) s->PreTokenize(pieces);
+  }
+  bool KeepsCut(std::string* cut) const override {
+    for (const auto& s : steps_) {
+      if (!s->KeepsCut(cut)) return false;
+    }
+    return true;
   }
 
  private:
