@@ -203,6 +203,24 @@ class SpmTokenizerJsonTest(unittest.TestCase):
                                timeout=600)
                 self.check(model, text, read_lines(out))
 
+    def test_leading_and_trailing_spaces_against_live_hf(self):
+        """Spaces at the ends of a text meet the prepend rules (Prepend, Metaspace's "▁ only if
+        the text does not start with one, after replacing spaces")."""
+        if shutil.which("node") is None:
+            self.skipTest("node is not installed")
+        text = os.path.join(self.tmp, "spaces.txt")
+        with open(text, "w", encoding="utf-8", newline="\n") as f:
+            f.write("\n".join([" hello", "  hello", " ", "   ", "hello ", " 你好 world ", "\t hi",
+                               " <s> x", "\u2581hi", " \u2581hi", "a  b   c", " \u3000x"]) + "\n")
+        env = dict(os.environ, NODE_PATH=os.path.join(NPM_DIR, "node_modules"))
+        for model in list(MODELS) + SPM_MODELS:
+            with self.subTest(model=model):
+                out = os.path.join(self.tmp, model + ".spaces.ids.jsonl")
+                subprocess.run(["node", os.path.join(os.path.dirname(__file__), "hf_encode.js"),
+                                tokenizer_json(model), text, out], check=True, env=env,
+                               timeout=600)
+                self.check(model, text, read_lines(out))
+
     def long_line(self, mb):
         """The sample corpus as one line of `mb` MiB (cut at a character boundary)."""
         path = os.path.join(self.tmp, "long-%d.txt" % mb)
