@@ -217,6 +217,49 @@ class BpeTokenizer final : public Tokenizer {
     EncodeSegment(text.substr(segment), ids);
   }
 
+  // With one pre-tokenizer and no normalization or prefix space (gpt2, cl100k_base, o200k_base,
+  // most tokenizer.json files), the pieces are encoded as the scanner finds them and the ids handed
+  // out about every piece_bytes / 4 of them: the same ids as Encode, never all in memory.
+  void EncodeInPieces(std::string_view text, size_t piece_bytes,
+                      const IdPieceSink& sink) const override {
+    if (text.size() <= piece_bytes || stages_.size() != 1 || stages_[0].add_prefix_space ||
+        normal_form_ != NormalForm::kNone) {
+      Tokenizer::EncodeInPieces(text, piece_bytes, sink);
+      return;
+    }
+    std::string repaired;
+    if (FindInvalidUtf8(text) != std::string_view::npos) {
+      AppendValidUtf8(text, InvalidUtf8::kReplace, &repaired);
+      text = repaired;
+    }
+    const size_t part = std::max<size_t>(piece_bytes / 4, 1);
+    std::vector<uint32_t> ids;
+    auto segment = [&](std::string_view seg) {
+      stages_[0].splitter.Visit(seg, [&](std::string_view piece) {
+        model_.EncodePiece(piece, &ids);
+        if (ids.size() >= part) {
+          sink(ids);
+          ids.clear();
+        }
+      });
+    };
+    size_t start = 0;
+    for (size_t pos = 0; pos < text.size() && !matched_.empty();) {
+      size_t token_start;
+      size_t end;
+      const AddedToken* token = MatchAt(text, start, pos, &token_start, &end);
+      if (token == nullptr) {
+        ++pos;
+        continue;
+      }
+      segment(text.substr(start, token_start - start));
+      ids.push_back(token->id);
+      start = pos = end;
+    }
+    segment(text.substr(start));
+    if (!ids.empty()) sink(ids);
+  }
+
   uint32_t vocab_size() const override { return vocab_size_; }
 
   std::string_view IdToToken(uint32_t id) const override {

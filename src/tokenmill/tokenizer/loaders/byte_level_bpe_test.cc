@@ -294,6 +294,31 @@ TEST(BpeTiktokenTest, SpecialTokens) {
   EXPECT_EQ(Ids(*literal, "<|endoftext|"), Ids(*t, "<|endoftext|"));
 }
 
+// EncodeInPieces hands out Encode's ids in parts, the pieces encoded as the scanner finds them:
+// the corpus sample as one text, with special tokens in it read as such or as text.
+TEST(BpeTiktokenTest, EncodeInPiecesEqualsEncode) {
+  const std::optional<std::string> corpus = ReadFile(RepoPath("data/sample/part-00.txt"));
+  ASSERT_TRUE(corpus.has_value());
+  std::string text = corpus->substr(0, 300000);
+  for (size_t at = 1000; at < text.size(); at += 7919) text.insert(at, "<|endoftext|>");
+  text += "\xFF<|fim_prefix|>";
+  for (const bool split : {true, false}) {
+    auto t = Cl100k(split);
+    std::vector<uint32_t> want;
+    t->Encode(text, &want);
+    for (size_t piece_bytes : {size_t{1}, size_t{4096}, size_t{1} << 20}) {
+      std::vector<uint32_t> got;
+      int calls = 0;
+      t->EncodeInPieces(text, piece_bytes, [&](std::span<const uint32_t> ids) {
+        ++calls;
+        got.insert(got.end(), ids.begin(), ids.end());
+      });
+      EXPECT_EQ(got, want) << "split " << split << ", pieces of " << piece_bytes;
+      EXPECT_EQ(calls > 1, piece_bytes < text.size()) << piece_bytes;
+    }
+  }
+}
+
 TEST(BpeTiktokenTest, IdToTokenAndTokenToId) {
   auto t = Cl100k();
   const std::optional<uint32_t> the = t->TokenToId(" the");

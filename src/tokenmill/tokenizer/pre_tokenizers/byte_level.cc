@@ -498,6 +498,33 @@ void PreTokenizer::Split(std::string_view text, std::vector<std::string_view>* p
   if (!text.empty()) pieces->push_back(text);
 }
 
+void PreTokenizer::Visit(std::string_view text,
+                         const std::function<void(std::string_view)>& visit) const {
+  if (!pattern_.has_value()) {
+    std::vector<std::string_view> pieces;
+    Split(text, &pieces);
+    for (std::string_view p : pieces) visit(p);
+    return;
+  }
+  Scanner scanner(text);
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = text.size();
+    switch (*pattern_) {
+      case Pattern::kGpt2:
+        end = scanner.Gpt2(pos);
+        break;
+      case Pattern::kCl100k:
+        end = scanner.Cl100k(pos);
+        break;
+      case Pattern::kO200k:
+        end = scanner.O200k(pos);
+        break;
+    }
+    visit(text.substr(pos, end - pos));
+    pos = end;
+  }
+}
+
 std::string_view PreTokenizer::name() const {
   if (pattern_.has_value()) return PatternName(*pattern_);
   return regex_ != nullptr ? "regex" : "none";

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -84,6 +85,9 @@ class PreTokenizer {
 
   // Appends the pieces of `text` (valid UTF-8) to *pieces; they cover `text` exactly, in order.
   void Split(std::string_view text, std::vector<std::string_view>* pieces) const;
+  // The same pieces handed to `visit` in order; a scanner pattern never holds them all (a regex
+  // or the whole text are split first).
+  void Visit(std::string_view text, const std::function<void(std::string_view)>& visit) const;
 
   // "gpt2", "cl100k_base", "o200k_base", "regex", "none".
   std::string_view name() const;
