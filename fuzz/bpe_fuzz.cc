@@ -6,8 +6,8 @@
 //  - on the text made valid (invalid UTF-8 replaced by U+FFFD), every hand-written scanner (GPT-2,
 //    cl100k_base, o200k_base) cuts exactly the pieces that PCRE2 cuts with the same pattern;
 //  - on the raw bytes, the scanners' pieces are non-empty and cover the input;
-//  - Encode() never crashes, every id is below vocab_size(), and Decode() gives back the valid
-//    text (specials decode to their text);
+//  - Encode() never crashes, every id is below vocab_size(), Decode() gives back the valid text
+//    (specials decode to their text), and EncodeInPieces() gives the same ids;
 //  - for every piece of the text, the linear and the heap merge give the same ids.
 
 #include <cstdint>
@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -104,6 +105,11 @@ void CheckEncode(const Tokenizer* t, std::string_view raw, std::string_view vali
     if (id >= t->vocab_size()) std::abort();
   }
   if (t->Decode(ids) != valid) std::abort();
+  std::vector<uint32_t> pieces;  // the same ids handed out in pieces
+  t->EncodeInPieces(raw, 3, [&](std::span<const uint32_t> p) {
+    pieces.insert(pieces.end(), p.begin(), p.end());
+  });
+  if (pieces != ids) std::abort();
 }
 
 }  // namespace

@@ -2,9 +2,12 @@
 // BPE / Unigram / WordLevel models) and, when a file loads, its encode pipeline. Input: a flag
 // byte (bit 0: split_special_tokens false), then the file. Checks: a file that does not load is
 // InvalidArgument naming the file; one that loads encodes sample texts (and the input's own bytes
-// as text) into ids below its vocabulary size, the same ids twice.
+// as text) into ids below its vocabulary size, the same ids twice, and the same ids again when
+// handed out in pieces (EncodeInPieces with pieces of 1 and 7 bytes: every cut the pipeline
+// allows itself is tried).
 
 #include <cstdlib>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,6 +44,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     t.Encode(text, &ids);
     t.Encode(text, &again);
     if (ids != again) std::abort();
+    for (size_t piece_bytes : {size_t{1}, size_t{7}}) {
+      std::vector<uint32_t> pieces;
+      t.EncodeInPieces(text, piece_bytes, [&](std::span<const uint32_t> p) {
+        if (p.empty()) std::abort();
+        pieces.insert(pieces.end(), p.begin(), p.end());
+      });
+      if (pieces != ids) std::abort();
+    }
     for (uint32_t id : ids) {
       if (id >= t.vocab_size()) std::abort();
     }
