@@ -69,7 +69,7 @@ class PrecompiledNormalizer final : public Normalizer {
   void Normalize(Segment* segment) const override;
   // Rules apply per grapheme cluster, so a cut before a cluster of its own is kept if no rule
   // rewrites a lone " ".
-  bool KeepsCut(std::string* cut) const override { return *cut == " " && ascii_kept_[' ']; }
+  bool KeepsCut(std::string* cut) const override { return *cut == " " && ascii_kept_[0x20]; }
 
  private:
   // Whether a BMP code point has grapheme break property Other: between two such characters
