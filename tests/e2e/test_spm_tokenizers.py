@@ -235,8 +235,9 @@ class SpmTokenizerJsonTest(unittest.TestCase):
 
     def test_a_long_line_in_pieces_equals_the_whole_line(self):
         """tokenize encodes a line longer than --piece-bytes in pieces, cut only where the ids
-        stay the same (Llama-2: everywhere before a space; Gemma-3: not after ">"; Unigram:
-        never): the ids equal the whole line's."""
+        stay the same (Llama-2: before a space; Gemma-3: not after ">"; the Unigram file, whose
+        Metaspace cuts there anyway: before a space, Strip kept to the segment's ends): the ids
+        equal the whole line's."""
         text = self.long_line(3)
         flags = ["--split-special-tokens", "false", "--piece-bytes"]
         for model in list(MODELS) + ["unigram"]:

@@ -12,6 +12,12 @@
 
 namespace tokenmill::hf {
 
+// SentencePiece's word boundary mark "▁" (U+2581).
+inline constexpr std::string_view kMetaspace = "\xE2\x96\x81";
+// Cutting long texts (Normalizer::KeepsCut): the character at a cut point becomes " ", "▁", or
+// this where it depends on what follows (Replace(" {2,}", "▁") on one space or a run of them).
+inline constexpr std::string_view kSpaceOrMetaspace = " \xE2\x96\x81";
+
 // The code point at s[i] and its length in *len (valid UTF-8 assumed; a stray byte is itself).
 inline uint32_t DecodeAt(std::string_view s, size_t i, size_t* len) {
   const auto b = static_cast<unsigned char>(s[i]);

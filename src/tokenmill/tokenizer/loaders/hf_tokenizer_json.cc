@@ -115,6 +115,13 @@ class PipelineTokenizer final : public Tokenizer {
     return std::string_view::npos;
   }
 
+  // Whether the model's ids stay the same across a cut before a "▁" that follows `before`: the
+  // pre-tokenizer cuts there anyway, or the model says so.
+  bool ModelCutsAfter(std::string_view before) const {
+    return (pre_tokenizer_ != nullptr && pre_tokenizer_->CutsBeforeMeta()) ||
+           model_->CutsBeforeMeta(before);
+  }
+
   void EncodeLongSegment(std::string_view text, bool at_origin, size_t piece_bytes,
                          std::vector<uint32_t>* ids, const std::function<void()>& flush) const {
     size_t pos = 0;
@@ -126,17 +133,23 @@ class PipelineTokenizer final : public Tokenizer {
       from = cut + 1;
       size_t raw = cut - 1;
       while (raw > pos && (static_cast<unsigned char>(text[raw]) & 0xC0) == 0x80) --raw;
-      if (!model_->CutsBeforeMeta(text.substr(raw, cut - raw))) continue;  // most likely unsafe
-      Segment seg{std::string(text.substr(pos, cut - pos)), at_origin && pos == 0, pos > 0};
+      size_t raw_len;
+      if (hf::IsWhitespace(hf::DecodeAt(text, raw, &raw_len)) ||
+          !ModelCutsAfter(text.substr(raw, cut - raw))) {
+        continue;  // most likely unsafe
+      }
+      Segment seg{std::string(text.substr(pos, cut - pos)), at_origin && pos == 0, pos > 0, true};
       if (normalizer_ != nullptr) normalizer_->Normalize(&seg);
-      // The character the model sees before the "▁" of the cut ("▁" itself if normalizing made
-      // a trailing ' '): cut only where no token spans it.
-      bool safe = seg.text.empty();
-      if (!safe) {
+      // The character the model sees before the "▁" of the cut: not whitespace (which Strip
+      // could remove from the end of the whole, or which becomes "▁" itself), and no token spans
+      // it. An empty left side could leave the right side's spaces at the segment's start.
+      bool safe = false;
+      if (!seg.text.empty()) {
         size_t last = seg.text.size() - 1;
         while (last > 0 && (static_cast<unsigned char>(seg.text[last]) & 0xC0) == 0x80) --last;
         const std::string_view before = std::string_view(seg.text).substr(last);
-        safe = before != " " && model_->CutsBeforeMeta(before);
+        size_t len;
+        safe = !hf::IsWhitespace(hf::DecodeAt(before, 0, &len)) && ModelCutsAfter(before);
       }
       if (!safe) {
         ++refused;

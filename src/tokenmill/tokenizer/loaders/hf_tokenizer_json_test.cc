@@ -223,11 +223,40 @@ TEST(HfPipelineTest, EncodeInPiecesWithMetaspaceAndItsLeadingSpaceRule) {
   EXPECT_GT(EncPieces(**t, "hh hh hh hh", 1).second, 1);
 }
 
+// The SpmConverter's Unigram layout: Precompiled (here empty), Strip, Replace(" {2,}", "▁"), then
+// Metaspace, which cuts before every "▁" whatever the model: Strip applies only at the ends of
+// the whole segment, and a run of spaces after a cut is replaced as in the whole text.
+TEST(HfPipelineTest, EncodeInPiecesWithStripAndSpaceRuns) {
+  json j = LlamaLike();
+  j["normalizer"] = {
+      {"type", "Sequence"},
+      {"normalizers",
+       {{{"type", "Strip"}, {"strip_left", true}, {"strip_right", true}},
+        {{"type", "Replace"}, {"pattern", {{"Regex", " {2,}"}}}, {"content", kMeta}}}}};
+  j["pre_tokenizer"] = {
+      {"type", "Metaspace"}, {"replacement", kMeta}, {"prepend_scheme", "always"}, {"split", true}};
+  auto t = Load(j);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  uint32_t seed = 5;
+  int cut = 0;
+  for (int round = 0; round < 300; ++round) {
+    const std::string text = " \t" + RandomText(&seed, 1 + round % 71) + "\t ";
+    const Ids want = Enc(**t, text);
+    for (size_t piece_bytes : {1, 3, 9}) {
+      const auto [got, calls] = EncPieces(**t, text, piece_bytes);
+      ASSERT_EQ(got, want) << "\"" << text << "\" in pieces of " << piece_bytes;
+      if (calls > 1) ++cut;
+    }
+  }
+  EXPECT_GT(cut, 300);
+}
+
 TEST(HfPipelineTest, EncodeInPiecesKeepsTextWholeWhereACutCouldChangeIds) {
-  // Strip (right) and a regex Replace: the pipeline cannot tell, so the text is never cut.
+  // A regex Replace, a literal one holding a space: the pipeline cannot tell, so the text is
+  // never cut.
   for (const json& norm :
-       {json{{"type", "Strip"}, {"strip_left", true}, {"strip_right", true}},
-        json{{"type", "Replace"}, {"pattern", {{"Regex", "h+"}}}, {"content", "i"}}}) {
+       {json{{"type", "Replace"}, {"pattern", {{"Regex", "h+"}}}, {"content", "i"}},
+        json{{"type", "Replace"}, {"pattern", {{"String", "h "}}}, {"content", "i"}}}) {
     json j = LlamaLike();
     j["normalizer"]["normalizers"].push_back(norm);
     auto t = Load(j);

@@ -18,7 +18,6 @@ namespace {
 constexpr uint32_t kNoId = UINT32_MAX;
 constexpr double kUnkPenalty = 10.0;
 constexpr int32_t kFallback = std::numeric_limits<int32_t>::min();
-constexpr std::string_view kMetaspace = "\xE2\x96\x81";
 
 // The per-thread cache of solved segments: direct-mapped, 8192 entries of 128 bytes (1 MiB a
 // thread, allocated on first use); an entry belongs to one model (its serial).

@@ -17,21 +17,24 @@ void PrependNormalizer::Normalize(Segment* segment) const {
 }
 
 bool ReplaceNormalizer::KeepsCut(std::string* cut) const {
-  auto kept = [](std::string_view c) { return c == " " || c == kMetaspace; };
   if (space_runs_) {  // a run of spaces starting at the cut lies wholly after it
-    if (*cut != " ") return true;
+    if (*cut == kMetaspace) return true;
     if (content_.empty()) return false;
     size_t len;
     DecodeAt(content_, 0, &len);
-    if (!kept(std::string_view(content_).substr(0, len))) return false;
-    *cut = content_.substr(0, len);
+    const std::string_view first = std::string_view(content_).substr(0, len);
+    if (first == " ") return true;  // one space or a run: " " at the cut either way
+    if (first != kMetaspace) return false;
+    *cut = kSpaceOrMetaspace;  // " " if one space, "▁" if a run
     return true;
   }
   if (regex_ != nullptr) return false;
-  if (literal_ == *cut) {
-    if (!kept(content_)) return false;
-    *cut = content_;
-    return true;
+  if (literal_ == " " && (*cut == " " || *cut == kSpaceOrMetaspace)) {
+    if (content_ == kMetaspace) {
+      *cut = kMetaspace;
+      return true;
+    }
+    return content_ == " ";
   }
   // A literal holding " " or "▁" could match across the cut.
   return literal_.find(' ') == std::string::npos && literal_.find(kMetaspace) == std::string::npos;
@@ -147,14 +150,14 @@ void StripNormalizer::Normalize(Segment* segment) const {
   std::string& s = segment->text;
   size_t begin = 0;
   size_t end = s.size();
-  if (left_) {
+  if (left_ && !segment->continued) {
     while (begin < end) {
       size_t len;
       if (!IsWhitespace(DecodeAt(s, begin, &len))) break;
       begin += len;
     }
   }
-  if (right_) {
+  if (right_ && !segment->continues) {
     while (end > begin) {
       size_t start = end - 1;
       while (start > begin && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;

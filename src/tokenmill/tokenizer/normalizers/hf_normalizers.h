@@ -77,7 +77,12 @@ class LowercaseNormalizer final : public Normalizer {
 class StripNormalizer final : public Normalizer {
  public:
   StripNormalizer(bool left, bool right) : left_(left), right_(right) {}
+  // Not at the start of a `continued` segment, nor at the end of one that `continues`.
   void Normalize(Segment* segment) const override;
+  bool KeepsCut(std::string* cut) const override {
+    (void)cut;
+    return true;
+  }
 
  private:
   bool left_;

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenmill/tokenizer/char_util.h"
+
 namespace tokenmill::hf {
 
 // A segment being normalized: its text and whether its first character is still the first
@@ -19,10 +21,10 @@ struct Segment {
   // A later piece of a segment cut by Tokenizer::EncodeInPieces (see Normalizer::KeepsCut): what
   // applies only at a segment's start (Prepend) does not apply.
   bool continued = false;
+  // More of the segment follows (an earlier piece): what applies only at a segment's end (Strip
+  // right) does not apply.
+  bool continues = false;
 };
-
-// The character at a cut point as the normalizers and pre-tokenizers turn it: " " or "▁".
-inline constexpr std::string_view kMetaspace = "\xE2\x96\x81";
 
 class Normalizer {
  public:

@@ -189,6 +189,8 @@ PrecompiledNormalizer::PrecompiledNormalizer(CharsMap map)
   for (int b = 0; b < 0x80; ++b) {
     ascii_kept_[b] = b != '\r' && !map_.MayMatchAscii(static_cast<unsigned char>(b), 0);
   }
+  std::string_view space;
+  space_kept_ = map_.empty() || !map_.Shortest(" ", &space) || space == " ";
 }
 
 void PrecompiledNormalizer::Normalize(Segment* segment) const {

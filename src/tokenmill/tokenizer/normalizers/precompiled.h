@@ -67,9 +67,9 @@ class PrecompiledNormalizer final : public Normalizer {
  public:
   explicit PrecompiledNormalizer(CharsMap map);
   void Normalize(Segment* segment) const override;
-  // Rules apply per grapheme cluster, so a cut before a cluster of its own is kept if no rule
-  // rewrites a lone " ".
-  bool KeepsCut(std::string* cut) const override { return *cut == " " && ascii_kept_[0x20]; }
+  // Rules apply per grapheme cluster, so a cut before a cluster of its own is kept if the rules
+  // leave a lone " " as it is.
+  bool KeepsCut(std::string* cut) const override { return *cut == " " && space_kept_; }
 
  private:
   // Whether a BMP code point has grapheme break property Other: between two such characters
@@ -81,6 +81,7 @@ class PrecompiledNormalizer final : public Normalizer {
   CharsMap map_;
   const uint64_t* other_;      // a bit per BMP code point
   bool ascii_kept_[256] = {};  // an ASCII byte that no rule rewrites alone (and not '\r')
+  bool space_kept_ = false;    // " " alone is not rewritten (no rule, or one giving " ")
 };
 
 // Standard base64 (with or without padding); false on a bad character.

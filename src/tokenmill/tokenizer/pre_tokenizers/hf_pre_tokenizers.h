@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "tokenmill/base/status.h"
+#include "tokenmill/tokenizer/char_util.h"
 #include "tokenmill/tokenizer/pre_tokenizers/pre_tokenizer.h"
 
 namespace tokenmill::bpe {
@@ -38,7 +39,12 @@ class SplitPreTokenizer final : public PreTokenizer {
   // Only for a literal that does not hold *cut (it then never matches at or across the cut) and
   // without invert.
   bool KeepsCut(std::string* cut) const override {
-    return !invert_ && literal_.has_value() && literal_->find(*cut) == std::string::npos;
+    if (invert_ || !literal_.has_value()) return false;
+    if (*cut == kSpaceOrMetaspace) {
+      return literal_->find(' ') == std::string::npos &&
+             literal_->find(kMetaspace) == std::string::npos;
+    }
+    return literal_->find(*cut) == std::string::npos;
   }
   // Set by the loader for a literal pattern (the finder does not tell).
   void set_literal(std::string literal) { literal_ = std::move(literal); }
@@ -70,10 +76,12 @@ class MetaspacePreTokenizer final : public PreTokenizer {
   // A piece that starts with the replacement gets none prepended, and one that is not at the
   // origin none under "first".
   bool KeepsCut(std::string* cut) const override {
-    if (replacement_ != "\xE2\x96\x81") return false;
+    if (replacement_ != kMetaspace) return false;
     *cut = replacement_;
     return true;
   }
+  // With `split`, a piece starts at every replacement character.
+  bool CutsBeforeMeta() const override { return split_ && replacement_ == kMetaspace; }
 
  private:
   bool StartsWithReplacement(std::string_view text) const;

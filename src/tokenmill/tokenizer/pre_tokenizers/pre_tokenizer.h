@@ -41,6 +41,9 @@ class PreTokenizer {
     (void)cut;
     return false;
   }
+  // Whether every piece boundary includes the point before each "▁" (so the model never sees
+  // across it, whatever its vocabulary).
+  virtual bool CutsBeforeMeta() const { return false; }
 };
 
 // HF "Sequence": each in order.
@@ -56,6 +59,13 @@ class SequencePreTokenizer final : public PreTokenizer {
       if (!s->KeepsCut(cut)) return false;
     }
     return true;
+  }
+  // Pre-tokenizers only ever cut pieces further, so one step that cuts there is enough.
+  bool CutsBeforeMeta() const override {
+    for (const auto& s : steps_) {
+      if (s->CutsBeforeMeta()) return true;
+    }
+    return false;
   }
 
  private:
