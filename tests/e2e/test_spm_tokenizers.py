@@ -66,6 +66,14 @@ def tokenize(tokenizer, text_file, flags=()):
     return proc.stdout.split("\n")[:-1]
 
 
+def hf_encode(tokenizer, text_file, out, timeout=600):
+    """The ids HF tokenizers (the node binding from NPM_DIR) gives each line of text_file."""
+    env = dict(os.environ, NODE_PATH=os.path.join(NPM_DIR, "node_modules"))
+    subprocess.run(["node", os.path.join(os.path.dirname(__file__), "hf_encode.js"), tokenizer,
+                    text_file, out], check=True, env=env, timeout=timeout)
+    return read_lines(out)
+
+
 def assert_same(test, name, got, want):
     test.assertEqual(len(got), len(want), name)
     bad = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
@@ -194,14 +202,10 @@ class SpmTokenizerJsonTest(unittest.TestCase):
         if shutil.which("node") is None:
             self.skipTest("node is not installed")
         text = os.path.join(tmtest.DATA, "sample", "part-00.txt")
-        env = dict(os.environ, NODE_PATH=os.path.join(NPM_DIR, "node_modules"))
         for model in list(MODELS) + SPM_MODELS:
             with self.subTest(model=model):
                 out = os.path.join(self.tmp, model + ".ids.jsonl")
-                subprocess.run(["node", os.path.join(os.path.dirname(__file__), "hf_encode.js"),
-                                tokenizer_json(model), text, out], check=True, env=env,
-                               timeout=600)
-                self.check(model, text, read_lines(out))
+                self.check(model, text, hf_encode(tokenizer_json(model), text, out))
 
     def test_leading_and_trailing_spaces_against_live_hf(self):
         """Spaces at the ends of a text meet the prepend rules (Prepend, Metaspace's "▁ only if
@@ -212,14 +216,10 @@ class SpmTokenizerJsonTest(unittest.TestCase):
         with open(text, "w", encoding="utf-8", newline="\n") as f:
             f.write("\n".join([" hello", "  hello", " ", "   ", "hello ", " 你好 world ", "\t hi",
                                " <s> x", "\u2581hi", " \u2581hi", "a  b   c", " \u3000x"]) + "\n")
-        env = dict(os.environ, NODE_PATH=os.path.join(NPM_DIR, "node_modules"))
         for model in list(MODELS) + SPM_MODELS:
             with self.subTest(model=model):
                 out = os.path.join(self.tmp, model + ".spaces.ids.jsonl")
-                subprocess.run(["node", os.path.join(os.path.dirname(__file__), "hf_encode.js"),
-                                tokenizer_json(model), text, out], check=True, env=env,
-                               timeout=600)
-                self.check(model, text, read_lines(out))
+                self.check(model, text, hf_encode(tokenizer_json(model), text, out))
 
     def long_line(self, mb):
         """The sample corpus as one line of `mb` MiB (cut at a character boundary)."""
@@ -297,10 +297,7 @@ class SpmTokenizerJsonTest(unittest.TestCase):
                 c = chr(cp)
                 f.write("a" + c + "a\n中" + c + "中\n")
         out = os.path.join(self.tmp, "every-code-point.ids.jsonl")
-        env = dict(os.environ, NODE_PATH=os.path.join(NPM_DIR, "node_modules"))
-        subprocess.run(["node", os.path.join(os.path.dirname(__file__), "hf_encode.js"), tok, text,
-                        out], check=True, env=env, timeout=900)
-        want = read_lines(out)
+        want = hf_encode(tok, text, out, timeout=900)
         self.assertEqual(len(want), 2 * (0x110000 - 0x800 - 2))
         han = 2 * (0x4E2D - 2)  # the lines of "中" (0x0A and 0x0D come before it)
         self.assertEqual(want[han:han + 2], ["[1,2,1]", "[0]"])  # "a|中|a" and "中中中"

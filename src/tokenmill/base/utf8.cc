@@ -94,4 +94,11 @@ size_t AppendValidUtf8(std::string_view in, InvalidUtf8 policy, std::string* out
   return invalid;
 }
 
+std::string_view ValidUtf8View(std::string_view in, InvalidUtf8 policy, std::string* storage) {
+  if (FindInvalidUtf8(in) == std::string_view::npos) return in;
+  storage->clear();
+  AppendValidUtf8(in, policy, storage);
+  return *storage;
+}
+
 }  // namespace tokenmill

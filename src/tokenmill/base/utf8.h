@@ -21,4 +21,7 @@ size_t FindInvalidUtf8(std::string_view s);
 // bytes found. Surrogates (ED A0..BF xx), overlongs and code points above U+10FFFF are invalid.
 size_t AppendValidUtf8(std::string_view in, InvalidUtf8 policy, std::string* out);
 
+// `in` itself when it is valid UTF-8 (no copy), else its repair, made in *storage.
+std::string_view ValidUtf8View(std::string_view in, InvalidUtf8 policy, std::string* storage);
+
 }  // namespace tokenmill

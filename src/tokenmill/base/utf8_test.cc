@@ -90,5 +90,14 @@ TEST(Utf8, FindInvalidAgreesWithReferenceOnEveryShortSequence) {
   EXPECT_GT(checked, 100000u);
 }
 
+TEST(Utf8Test, ValidUtf8ViewCopiesOnlyInvalidText) {
+  std::string storage;
+  const std::string valid = "h\xC3\xA9llo";
+  EXPECT_EQ(ValidUtf8View(valid, InvalidUtf8::kReplace, &storage).data(), valid.data());
+  EXPECT_TRUE(storage.empty());
+  EXPECT_EQ(ValidUtf8View("a\xFF" "b", InvalidUtf8::kReplace, &storage), "a\xEF\xBF\xBD" "b");
+  EXPECT_EQ(ValidUtf8View("a\xFF" "b", InvalidUtf8::kDrop, &storage), "ab");
+}
+
 }  // namespace
 }  // namespace tokenmill

@@ -36,6 +36,13 @@ inline uint32_t DecodeAt(std::string_view s, size_t i, size_t* len) {
   return cp;
 }
 
+// The start of the character that ends just before s[end] (end > floor), not below `floor`.
+inline size_t CharStartBefore(std::string_view s, size_t end, size_t floor = 0) {
+  size_t start = end - 1;
+  while (start > floor && (static_cast<unsigned char>(s[start]) & 0xC0) == 0x80) --start;
+  return start;
+}
+
 inline size_t Utf8Length(unsigned char lead) {
   return lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
 }

@@ -192,29 +192,10 @@ class BpeTokenizer final : public Tokenizer {
 
   void Encode(std::string_view text, std::vector<uint32_t>* ids) const override {
     std::string repaired;
-    if (FindInvalidUtf8(text) != std::string_view::npos) {
-      AppendValidUtf8(text, InvalidUtf8::kReplace, &repaired);
-      text = repaired;
-    }
-    if (matched_.empty()) {
-      EncodeSegment(text, ids);
-      return;
-    }
-    size_t segment = 0;
-    size_t pos = 0;
-    while (pos < text.size()) {
-      size_t start;
-      size_t end;
-      const AddedToken* token = MatchAt(text, segment, pos, &start, &end);
-      if (token == nullptr) {
-        ++pos;
-        continue;
-      }
-      EncodeSegment(text.substr(segment, start - segment), ids);
-      ids->push_back(token->id);
-      segment = pos = end;
-    }
-    EncodeSegment(text.substr(segment), ids);
+    text = ValidUtf8View(text, InvalidUtf8::kReplace, &repaired);
+    ForEachSegment(
+        text, [&](std::string_view segment) { EncodeSegment(segment, ids); },
+        [&](uint32_t id) { ids->push_back(id); });
   }
 
   // With one pre-tokenizer and no normalization or prefix space (gpt2, cl100k_base, o200k_base,
@@ -228,10 +209,7 @@ class BpeTokenizer final : public Tokenizer {
       return;
     }
     std::string repaired;
-    if (FindInvalidUtf8(text) != std::string_view::npos) {
-      AppendValidUtf8(text, InvalidUtf8::kReplace, &repaired);
-      text = repaired;
-    }
+    text = ValidUtf8View(text, InvalidUtf8::kReplace, &repaired);
     const size_t part = std::max<size_t>(piece_bytes / 4, 1);
     std::vector<uint32_t> ids;
     auto segment = [&](std::string_view seg) {
@@ -243,20 +221,7 @@ class BpeTokenizer final : public Tokenizer {
         }
       });
     };
-    size_t start = 0;
-    for (size_t pos = 0; pos < text.size() && !matched_.empty();) {
-      size_t token_start;
-      size_t end;
-      const AddedToken* token = MatchAt(text, start, pos, &token_start, &end);
-      if (token == nullptr) {
-        ++pos;
-        continue;
-      }
-      segment(text.substr(start, token_start - start));
-      ids.push_back(token->id);
-      start = pos = end;
-    }
-    segment(text.substr(start));
+    ForEachSegment(text, segment, [&](uint32_t id) { ids.push_back(id); });
     if (!ids.empty()) sink(ids);
   }
 
@@ -363,6 +328,26 @@ class BpeTokenizer final : public Tokenizer {
       return &t;
     }
     return nullptr;
+  }
+
+  // Calls on_segment for each stretch of text between matched added tokens (empty ones too) and
+  // on_token for each token, in order.
+  template <typename OnSegment, typename OnToken>
+  void ForEachSegment(std::string_view text, OnSegment&& on_segment, OnToken&& on_token) const {
+    size_t segment = 0;
+    for (size_t pos = 0; pos < text.size() && !matched_.empty();) {
+      size_t start;
+      size_t end;
+      const AddedToken* token = MatchAt(text, segment, pos, &start, &end);
+      if (token == nullptr) {
+        ++pos;
+        continue;
+      }
+      on_segment(text.substr(segment, start - segment));
+      on_token(token->id);
+      segment = pos = end;
+    }
+    on_segment(text.substr(segment));
   }
 
   void EncodeSegment(std::string_view text, std::vector<uint32_t>* ids) const {

@@ -69,10 +69,7 @@ class PipelineTokenizer final : public Tokenizer {
   void EncodeImpl(std::string_view text, std::vector<uint32_t>* ids,
                   const std::function<void()>* flush, size_t piece_bytes) const {
     std::string repaired;
-    if (FindInvalidUtf8(text) != std::string_view::npos) {
-      AppendValidUtf8(text, InvalidUtf8::kReplace, &repaired);
-      text = repaired;
-    }
+    text = ValidUtf8View(text, InvalidUtf8::kReplace, &repaired);
     auto segment = [&](std::string_view seg, bool at_origin) {
       if (flush == nullptr) {
         EncodeSegment(seg, at_origin, false, ids);
@@ -96,16 +93,18 @@ class PipelineTokenizer final : public Tokenizer {
   }
 
   // The first point at or after `from` just before a ' ' that is a grapheme cluster of its own
-  // and follows a character other than ' '; npos if none.
+  // and follows a character that is not whitespace (which Strip could remove from the end of
+  // the whole, or which becomes "▁" itself); npos if none.
   static size_t NextCut(std::string_view text, size_t from) {
     for (size_t i = text.find(' ', std::max<size_t>(from, 1)); i != std::string_view::npos;
          i = text.find(' ', i + 1)) {
       if (text[i - 1] == ' ') continue;
-      size_t start = i - 1;
-      while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
       size_t len;
-      const auto before = static_cast<utf8proc_int32_t>(hf::DecodeAt(text, start, &len));
-      if (!utf8proc_grapheme_break(before, ' ')) continue;
+      const uint32_t before = hf::DecodeAt(text, hf::CharStartBefore(text, i), &len);
+      if (hf::IsWhitespace(before) ||
+          !utf8proc_grapheme_break(static_cast<utf8proc_int32_t>(before), ' ')) {
+        continue;
+      }
       if (i + 1 < text.size()) {
         const auto after = static_cast<utf8proc_int32_t>(hf::DecodeAt(text, i + 1, &len));
         if (!utf8proc_grapheme_break(' ', after)) continue;
@@ -131,23 +130,17 @@ class PipelineTokenizer final : public Tokenizer {
       const size_t cut = NextCut(text, from);
       if (cut == std::string_view::npos) break;
       from = cut + 1;
-      size_t raw = cut - 1;
-      while (raw > pos && (static_cast<unsigned char>(text[raw]) & 0xC0) == 0x80) --raw;
-      size_t raw_len;
-      if (hf::IsWhitespace(hf::DecodeAt(text, raw, &raw_len)) ||
-          !ModelCutsAfter(text.substr(raw, cut - raw))) {
-        continue;  // most likely unsafe
-      }
+      const size_t raw = hf::CharStartBefore(text, cut, pos);
+      if (!ModelCutsAfter(text.substr(raw, cut - raw))) continue;  // most likely unsafe
       Segment seg{std::string(text.substr(pos, cut - pos)), at_origin && pos == 0, pos > 0, true};
       if (normalizer_ != nullptr) normalizer_->Normalize(&seg);
-      // The character the model sees before the "▁" of the cut: not whitespace (which Strip
-      // could remove from the end of the whole, or which becomes "▁" itself), and no token spans
-      // it. An empty left side could leave the right side's spaces at the segment's start.
+      // The character the model sees before the "▁" of the cut, after normalizing: not
+      // whitespace either, and no token spans it. An empty left side could leave the right
+      // side's spaces at the segment's start.
       bool safe = false;
       if (!seg.text.empty()) {
-        size_t last = seg.text.size() - 1;
-        while (last > 0 && (static_cast<unsigned char>(seg.text[last]) & 0xC0) == 0x80) --last;
-        const std::string_view before = std::string_view(seg.text).substr(last);
+        const std::string_view before =
+            std::string_view(seg.text).substr(hf::CharStartBefore(seg.text, seg.text.size()));
         size_t len;
         safe = !hf::IsWhitespace(hf::DecodeAt(before, 0, &len)) && ModelCutsAfter(before);
       }

@@ -76,8 +76,7 @@ StatusOr<std::unique_ptr<HfBpeModel>> HfBpeModel::Build(
     for (const auto& [token, id] : vocab) {
       for (size_t pos = token.find(m->meta_, 1); pos != std::string::npos;
            pos = token.find(m->meta_, pos + 1)) {
-        size_t start = pos - 1;
-        while (start > 0 && (static_cast<unsigned char>(token[start]) & 0xC0) == 0x80) --start;
+        const size_t start = CharStartBefore(token, pos);
         const std::string before = token.substr(start, pos - start);
         if (before == m->meta_) continue;
         if (before == ">") m->cut_after_unknown_ = false;

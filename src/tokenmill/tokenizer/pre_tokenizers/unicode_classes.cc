@@ -1,7 +1,5 @@
 #include "tokenmill/tokenizer/pre_tokenizers/unicode_classes.h"
 
-#include <map>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -41,20 +39,6 @@ const CharClasses& CharClasses::Get() {
   return *table;
 }
 
-CharClasses::CharClasses() {
-  std::vector<uint8_t> flat(kMaxCodePoint + 1, 0);
-  for (const ClassRange& r : kRanges) {
-    for (uint32_t cp = r.first; cp <= r.last; ++cp) flat[cp] = r.bits;
-  }
-  // Two-stage table: identical 256-code-point blocks are stored once.
-  std::map<std::string, uint16_t> seen;
-  for (uint32_t block = 0; block <= (kMaxCodePoint >> 8); ++block) {
-    const uint8_t* first = flat.data() + (block << 8);
-    std::string key(reinterpret_cast<const char*>(first), 256);
-    auto [it, inserted] = seen.emplace(std::move(key), static_cast<uint16_t>(seen.size()));
-    if (inserted) blocks_.insert(blocks_.end(), first, first + 256);
-    index_[block] = it->second;
-  }
-}
+CharClasses::CharClasses() : table_(kRanges, [](const ClassRange& r) { return r.bits; }) {}
 
 }  // namespace tokenmill::bpe

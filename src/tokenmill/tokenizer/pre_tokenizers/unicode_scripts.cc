@@ -1,12 +1,9 @@
 #include "tokenmill/tokenizer/pre_tokenizers/unicode_scripts.h"
 
-#include <array>
 #include <cstddef>
-#include <map>
-#include <string>
-#include <utility>
 
 #include "tokenmill/tokenizer/char_util.h"
+#include "tokenmill/tokenizer/code_point_table.h"
 
 namespace tokenmill::hf {
 namespace {
@@ -21,41 +18,12 @@ constexpr ScriptRange kRanges[] = {
 #include "tokenmill/tokenizer/pre_tokenizers/unicode_scripts_table.inc"
 };
 
-constexpr uint32_t kMaxCodePoint = 0x10FFFF;
-
-// Two-stage table: identical 256-code-point blocks are stored once.
-class ScriptTable {
- public:
-  ScriptTable() {
-    std::vector<uint8_t> flat(kMaxCodePoint + 1, 0);
-    for (const ScriptRange& r : kRanges) {
-      for (uint32_t cp = r.first; cp <= r.last; ++cp) flat[cp] = r.script;
-    }
-    std::map<std::string, uint16_t> seen;
-    for (uint32_t block = 0; block <= (kMaxCodePoint >> 8); ++block) {
-      const uint8_t* first = flat.data() + (static_cast<size_t>(block) << 8);
-      std::string key(reinterpret_cast<const char*>(first), 256);
-      auto [it, inserted] = seen.emplace(std::move(key), static_cast<uint16_t>(seen.size()));
-      if (inserted) blocks_.insert(blocks_.end(), first, first + 256);
-      index_[block] = it->second;
-    }
-  }
-
-  uint8_t Get(uint32_t cp) const {
-    if (cp > kMaxCodePoint) return 0;
-    return blocks_[(static_cast<size_t>(index_[cp >> 8]) << 8) | (cp & 0xFF)];
-  }
-
- private:
-  std::array<uint16_t, (kMaxCodePoint >> 8) + 1> index_{};
-  std::vector<uint8_t> blocks_;
-};
-
 }  // namespace
 
 uint8_t ScriptClass(uint32_t cp) {
-  static const ScriptTable* const table = new ScriptTable();
-  return table->Get(cp);
+  static const CodePointTable* const table =
+      new CodePointTable(kRanges, [](const ScriptRange& r) { return r.script; });
+  return table->Of(cp);
 }
 
 void UnicodeScriptsPreTokenizer::PreTokenize(std::vector<Piece>* pieces) const {
