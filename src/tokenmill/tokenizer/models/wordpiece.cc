@@ -268,15 +268,28 @@ void WordPieceTrie::Build(const std::vector<std::pair<std::string_view, uint32_t
   constexpr int32_t kBlock = 256;
   constexpr int32_t kMaxTrials = 256;
   std::vector<int32_t> trials;  // by block; kMaxTrials: closed
-  auto closed = [&](int32_t p) {
-    const auto block = static_cast<size_t>(p / kBlock);
-    return block < trials.size() && trials[block] >= kMaxTrials;
+  // next_open[b] != b: every block in [b, next_open[b]) is closed (path-compressed, as
+  // next_free), so a search does not walk the closed blocks one by one: the blocks at the front
+  // close first, and every node's search starts there.
+  std::vector<int32_t> next_open;
+  auto first_open_block = [&](int32_t b) {
+    int32_t r = b;
+    while (static_cast<size_t>(r) < next_open.size() && next_open[r] != r) r = next_open[r];
+    for (int32_t j = b; j < r;) {
+      const int32_t next = next_open[j];
+      next_open[j] = r;
+      j = next;
+    }
+    return r;
   };
   // The first free cell >= p outside closed blocks.
   auto find_open = [&](int32_t p) {
-    p = find_free(p);
-    while (closed(p)) p = find_free((p / kBlock + 1) * kBlock);
-    return p;
+    for (;;) {
+      p = find_free(p);
+      const int32_t block = first_open_block(p / kBlock);
+      if (block == p / kBlock) return p;
+      p = block * kBlock;
+    }
   };
   std::vector<std::pair<uint32_t, int32_t>> queue = {{0, 0}};  // (node, cell)
   for (size_t q = 0; q < queue.size(); ++q) {
@@ -301,7 +314,12 @@ void WordPieceTrie::Build(const std::vector<std::pair<std::string_view, uint32_t
       if (fits) break;
       const auto block = static_cast<size_t>(p / kBlock);
       if (trials.size() <= block) trials.resize(block + 1, 0);
-      ++trials[block];
+      if (++trials[block] == kMaxTrials) {  // close the block
+        while (next_open.size() <= block + 1) {
+          next_open.push_back(static_cast<int32_t>(next_open.size()));
+        }
+        next_open[block] = static_cast<int32_t>(block + 1);
+      }
       p = find_open(p + 1);
     }
     cells_[cell].base = base;

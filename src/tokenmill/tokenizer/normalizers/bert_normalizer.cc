@@ -13,7 +13,6 @@ namespace {
 using bert::UnicodeRef;
 
 constexpr char32_t kMaxCodePoint = 0x10FFFF;
-constexpr size_t kBlockCount = (kMaxCodePoint + 1) >> 8;
 
 bool IsHfChinese(char32_t cp) {
   return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
@@ -64,33 +63,18 @@ std::shared_ptr<const BertPreTokenizer> BertPreTokenizer::Get(
 
 BertPreTokenizer::BertPreTokenizer(const BertNormalizerOptions& options)
     : options_(options),
-      ref_(options.compat == CompatMode::kHuggingFace ? UnicodeRef::kHf : UnicodeRef::kPython) {
-  // Blocks of 256 records, deduplicated (most of the planes above the BMP are alike). A block
-  // that is wholly unassigned or wholly private use is one record 256 times (see UniformBlock),
-  // which keeps the start-up cost to the assigned blocks.
-  stage1_.resize(kBlockCount);
-  std::map<std::vector<uint32_t>, uint16_t> seen;
-  std::vector<uint32_t> block(256);
-  for (size_t b = 0; b < kBlockCount; ++b) {
-    const auto first = static_cast<char32_t>(b << 8);
-    if (UniformBlock(first)) {
-      std::fill(block.begin(), block.end(), ComputeRecord(first, &pool_));
-    } else {
-      for (size_t k = 0; k < 256; ++k) {
-        block[k] = ComputeRecord(static_cast<char32_t>((b << 8) | k), &pool_);
-      }
-    }
-    auto [it, inserted] = seen.emplace(block, static_cast<uint16_t>(seen.size()));
-    if (inserted) blocks_.insert(blocks_.end(), block.begin(), block.end());
-    stage1_[b] = it->second;
-  }
+      ref_(options.compat == CompatMode::kHuggingFace ? UnicodeRef::kHf : UnicodeRef::kPython),
+      stage1_(new std::atomic<const Block*>[kBlockCount]) {
+  static_assert(kBlockCount << 8 == kMaxCodePoint + 1);
+  for (size_t b = 0; b < kBlockCount; ++b) stage1_[b].store(nullptr, std::memory_order_relaxed);
+  const Block& ascii = BlockOf(0);
   for (int c = 0; c < 128; ++c) {
-    const uint32_t rec = Record(static_cast<char32_t>(c));
+    const uint32_t rec = ascii.records[c];
     AsciiEntry& e = ascii_[c];
     e.byte = static_cast<char>(c);
     if ((rec & kMappedBit) != 0) {
       // ASCII maps to one ASCII character (lowercasing); nothing else changes it.
-      e.byte = static_cast<char>(pool_[(rec >> kPoolShift) + 1] & 0x7F);
+      e.byte = static_cast<char>(ascii.pool[(rec >> kPoolShift) + 1] & 0x7F);
     }
     const uint32_t raw = rec & 3;
     const uint32_t post = (rec >> 2) & 3;
@@ -104,6 +88,26 @@ BertPreTokenizer::BertPreTokenizer(const BertNormalizerOptions& options)
       e.cls = kAsciiWord;
     }
   }
+}
+
+// Computes block `index` (256 records) the first time a text uses it. A block that is wholly
+// unassigned or wholly private use is one record 256 times (see UniformBlock).
+const BertPreTokenizer::Block& BertPreTokenizer::ComputeBlock(size_t index) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (const Block* done = stage1_[index].load(std::memory_order_acquire)) return *done;
+  auto block = std::make_unique<Block>();
+  const auto first = static_cast<char32_t>(index << 8);
+  if (UniformBlock(first)) {
+    std::fill(std::begin(block->records), std::end(block->records),
+              ComputeRecord(first, &block->pool));
+  } else {
+    for (size_t k = 0; k < 256; ++k)
+      block->records[k] = ComputeRecord(first | static_cast<char32_t>(k), &block->pool);
+  }
+  const Block* published = block.get();
+  owned_.push_back(std::move(block));
+  stage1_[index].store(published, std::memory_order_release);
+  return *published;
 }
 
 // The 256 code points from `first` are all unassigned (Cn) or all private use (Co) in utf8proc's
@@ -129,12 +133,13 @@ size_t BertPreTokenizer::CountRecordMismatches() const {
   for (char32_t cp = 0; cp <= kMaxCodePoint; ++cp) {
     pool.clear();
     const uint32_t want = ComputeRecord(cp, &pool);
-    const uint32_t got = Record(cp);
+    const Block& block = BlockOf(cp);
+    const uint32_t got = block.records[cp & 0xFF];
     const uint32_t flags = (1u << kPoolShift) - 1;
     bool same = (want & flags) == (got & flags);
     if (same && (want & kMappedBit) != 0) {
       const uint32_t* a = pool.data() + (want >> kPoolShift);
-      const uint32_t* b = pool_.data() + (got >> kPoolShift);
+      const uint32_t* b = block.pool.data() + (got >> kPoolShift);
       same = std::equal(a, a + a[0] + 1, b);
     }
     if (!same) ++mismatches;

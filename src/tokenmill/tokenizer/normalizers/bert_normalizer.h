@@ -8,16 +8,20 @@
 //   lowercase             HF: char by char, after stripping; Google: Python's str.lower() of each
 //                         whitespace-separated token (final sigma rule), before stripping;
 //   split                 on whitespace (dropped) and punctuation (a word of its own).
-// Each code point's behaviour is computed once, at construction, into a two-level table (see
-// bert_unicode.h for the Unicode data of each reference); the rare code points whose result
+// Each code point's behaviour is computed once into a two-level table (see bert_unicode.h for
+// the Unicode data of each reference), a block of 256 code points when a text first uses one:
+// loading costs nothing for the blocks a corpus never touches. The rare code points whose result
 // depends on their neighbours (Greek capital sigma under Python's lowercasing, combining marks
 // that NFD may reorder) send their whitespace-separated token through an exact slow path.
-// Thread-safety: immutable after construction; Split() may be called from many threads.
+// Thread-safety: Split() may be called from many threads (a block is computed under a lock and
+// published whole, never changed again).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,8 +76,8 @@ class BertPreTokenizer {
   //   bits 2-3  post class: what the character is as normalized output (word char, punctuation,
   //             whitespace)
   //   bit  4    slow: the token holding it needs the exact slow path
-  //   bit  5    mapped: normalization changes it; bits 8-31 index pool_
-  // pool_[i] = n, then n entries (code point | post class << 24).
+  //   bit  5    mapped: normalization changes it; bits 8-31 index the block's pool
+  // pool[i] = n, then n entries (code point | post class << 24).
   enum RawClass : uint32_t { kRawNormal = 0, kRawDrop = 1, kRawSpace = 2, kRawCjk = 3 };
   enum PostClass : uint32_t { kPostWord = 0, kPostPunct = 1, kPostSpace = 2 };
   static constexpr uint32_t kSlowBit = 1u << 4;
@@ -95,9 +99,17 @@ class BertPreTokenizer {
     size_t mark = 0;         // Sink::Mark() at token_start
   };
 
-  uint32_t Record(char32_t cp) const {
-    return blocks_[(static_cast<size_t>(stage1_[cp >> 8]) << 8) | (cp & 0xFF)];
+  // The records of 256 code points and the mapped sequences they index.
+  struct Block {
+    uint32_t records[256];
+    std::vector<uint32_t> pool;
+  };
+  const Block& BlockOf(char32_t cp) const {
+    const Block* b = stage1_[cp >> 8].load(std::memory_order_acquire);
+    return b != nullptr ? *b : ComputeBlock(cp >> 8);
   }
+  uint32_t Record(char32_t cp) const { return BlockOf(cp).records[cp & 0xFF]; }
+  const Block& ComputeBlock(size_t index) const;
   uint32_t ComputeRecord(char32_t cp, std::vector<uint32_t>* pool) const;
   uint32_t PostClassOf(char32_t cp) const;
   bool UniformBlock(char32_t first) const;
@@ -128,9 +140,11 @@ class BertPreTokenizer {
   BertNormalizerOptions options_;
   bert::UnicodeRef ref_;
   AsciiEntry ascii_[128];
-  std::vector<uint16_t> stage1_;  // 0x1100 blocks of 256 code points
-  std::vector<uint32_t> blocks_;  // deduplicated blocks
-  std::vector<uint32_t> pool_;
+  static constexpr size_t kBlockCount = 0x1100;  // blocks of 256 code points
+  // stage1_[b]: block b, or null until a text uses it.
+  std::unique_ptr<std::atomic<const Block*>[]> stage1_;
+  mutable std::mutex mu_;                              // guards computing blocks
+  mutable std::vector<std::unique_ptr<Block>> owned_;  // the computed blocks
 };
 
 // ---- Implementation of the templates ----
@@ -221,7 +235,8 @@ void BertPreTokenizer::Split(std::string_view text, Sink& sink) const {
       }
       cp = 0xFFFD;
     }
-    const uint32_t rec = Record(cp);
+    const Block& block = BlockOf(cp);
+    const uint32_t rec = block.records[cp & 0xFF];
     if (rec & kSlowBit) {
       sink.Rollback(st.mark);
       st.word->clear();
@@ -250,7 +265,7 @@ void BertPreTokenizer::Split(std::string_view text, Sink& sink) const {
       }
     }
     if (rec & kMappedBit) {
-      const uint32_t* entry = pool_.data() + (rec >> kPoolShift);
+      const uint32_t* entry = block.pool.data() + (rec >> kPoolShift);
       const uint32_t count = entry[0];
       for (uint32_t k = 1; k <= count; ++k) Emit(entry[k] & 0xFFFFFF, entry[k] >> 24, st, sink);
     } else {
