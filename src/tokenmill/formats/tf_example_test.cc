@@ -180,6 +180,33 @@ TEST(TfExample, RoundTrip) {
   EXPECT_EQ(back.num_real_tokens, 6u);
 }
 
+TEST(TfExample, VarintsOfEveryLengthAndMaskValuesAbove127) {
+  // Each varint length's first and last value, and one-byte features with values >= 128 (two
+  // bytes each), round-trip; the encoding's bytes are the plain varints.
+  Example e;
+  e.tokens = {0, 127, 128, 16383, 16384, 2097151, 2097152, 268435455, 268435456, 4294967295u};
+  e.input_mask.assign(e.tokens.size(), 1);
+  e.segment_ids = {0, 1, 127, 128, 200, 255, 0, 1, 2, 3};
+  e.num_real_tokens = e.tokens.size();
+  std::string out;
+  EncodeTfExample(e, &out);
+  Example back;
+  ASSERT_TRUE(DecodeTfExample(out, &back).ok());
+  EXPECT_EQ(back.tokens, e.tokens);
+  EXPECT_EQ(back.input_mask, e.input_mask);
+  EXPECT_EQ(back.segment_ids, e.segment_ids);
+  std::string packed;  // the ids' varints, encoded the plain way
+  for (uint64_t v : e.tokens) {
+    for (; v >= 0x80; v >>= 7) packed.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    packed.push_back(static_cast<char>(v));
+  }
+  EXPECT_EQ(packed.size(), 30u);
+  EXPECT_NE(out.find(std::string("\x0a\x1e", 2) + packed), std::string::npos)
+      << "the packed ids, after their length";
+  EXPECT_NE(out.find(std::string("\x80\x01\xc8\x01\xff\x01", 6)), std::string::npos)
+      << "128, 200, 255 as two-byte varints, packed";
+}
+
 TEST(TfExample, DecodesUnpackedReorderedAndUnknownFields) {
   // Example { unknown varint field 5 = 1; features { feature {
   //   value { int64_list { value: 5 value: 6 (unpacked) } } key: "input_ids" (value first) } } }

@@ -43,18 +43,17 @@ void Histogram::Merge(const Histogram& o) {
   max_ = std::max(max_, o.max_);
   count_ += o.count_;
   sum_ += o.sum_;
-  for (const auto& [b, n] : o.buckets_) buckets_[b] += n;
+  for (int b = 0; b < kBuckets; ++b) buckets_[b] += o.buckets_[b];
 }
 
 std::vector<Histogram::Bucket> Histogram::Buckets() const {
   std::vector<Bucket> out;
-  if (buckets_.empty()) return out;
-  const int first = buckets_.begin()->first;
-  const int last = buckets_.rbegin()->first;
-  for (int b = first; b <= last; ++b) {
-    auto it = buckets_.find(b);
-    out.push_back({BucketLow(b), BucketHigh(b), it == buckets_.end() ? 0 : it->second});
-  }
+  int first = 0;
+  while (first < kBuckets && buckets_[first] == 0) ++first;
+  if (first == kBuckets) return out;
+  int last = kBuckets - 1;
+  while (buckets_[last] == 0) --last;
+  for (int b = first; b <= last; ++b) out.push_back({BucketLow(b), BucketHigh(b), buckets_[b]});
   return out;
 }
 
@@ -62,8 +61,9 @@ uint64_t Histogram::Quantile(double q) const {
   if (count_ == 0) return 0;
   const double target = q * static_cast<double>(count_);
   uint64_t seen = 0;
-  for (const auto& [b, n] : buckets_) {
-    seen += n;
+  for (int b = 0; b < kBuckets; ++b) {
+    if (buckets_[b] == 0) continue;
+    seen += buckets_[b];
     if (static_cast<double>(seen) >= target) return std::min(BucketHigh(b), max_);
   }
   return max_;
@@ -387,6 +387,14 @@ void ContentStatsCollector::AddDocument(std::string_view text, uint64_t tokens) 
 void ContentStatsCollector::AddExample(uint64_t real_tokens) { example_tokens_.Add(real_tokens); }
 
 void ContentStatsCollector::OnTokens(std::span<const uint32_t> ids) {
+  constexpr size_t kChunk = size_t{1} << 31;
+  if (ids.size() > kChunk) {  // keeps since_fold_ meaningful for any span
+    OnTokens(ids.first(kChunk));
+    OnTokens(ids.subspan(kChunk));
+    return;
+  }
+  if (since_fold_ + ids.size() > fold_limit_) FoldTokenCounts();
+  since_fold_ += ids.size();
   const size_t n = token_counts_.size();
   for (const uint32_t id : ids) {
     if (id < n) {
@@ -395,6 +403,15 @@ void ContentStatsCollector::OnTokens(std::span<const uint32_t> ids) {
       ++out_of_range_ids_;
     }
   }
+}
+
+void ContentStatsCollector::FoldTokenCounts() {
+  wide_counts_.resize(token_counts_.size(), 0);
+  for (size_t id = 0; id < token_counts_.size(); ++id) {
+    wide_counts_[id] += token_counts_[id];
+    token_counts_[id] = 0;
+  }
+  since_fold_ = 0;
 }
 
 ContentStats ContentStatsCollector::Finish(const KindCounters& kind_counters) {
@@ -406,7 +423,8 @@ ContentStats ContentStatsCollector::Finish(const KindCounters& kind_counters) {
   s.chars = chars_;
   for (int c = 0; c < 128; ++c) s.chars[static_cast<int>(kAscii[c])] += ascii_[c];
   for (uint32_t id = 0; id < token_counts_.size(); ++id) {
-    if (token_counts_[id] > 0) s.top_tokens.push_back({id, token_counts_[id]});
+    const uint64_t count = token_counts_[id] + (wide_counts_.empty() ? 0 : wide_counts_[id]);
+    if (count > 0) s.top_tokens.push_back({id, count});
   }
   const size_t k = std::min(kTopTokens, s.top_tokens.size());
   std::partial_sort(s.top_tokens.begin(), s.top_tokens.begin() + static_cast<std::ptrdiff_t>(k),

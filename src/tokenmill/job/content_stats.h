@@ -56,7 +56,7 @@ class Histogram {
  private:
   friend void from_json(const nlohmann::json& j, Histogram& h);
   uint64_t count_ = 0, sum_ = 0, min_ = 0, max_ = 0;
-  std::map<int, uint64_t> buckets_;  // only non-empty buckets: at most kBuckets entries
+  std::array<uint64_t, kBuckets> buckets_{};  // by bucket (4 KB: Add is one increment)
 };
 
 // The character classes of the script mix, in the order they are reported.
@@ -141,6 +141,8 @@ class ContentStatsCollector : public TokenObserver {
   // An example as written: its tokens that are not padding.
   void AddExample(uint64_t real_tokens);
   void OnTokens(std::span<const uint32_t> ids) override;
+  // For tests: fold the 32-bit counts after this many ids instead of before 2^32.
+  void set_fold_limit_for_testing(uint64_t limit) { fold_limit_ = limit; }
 
   // The summary, with the builder's kind-specific counters.
   ContentStats Finish(const KindCounters& kind_counters);
@@ -149,7 +151,14 @@ class ContentStatsCollector : public TokenObserver {
   Histogram example_tokens_, document_tokens_, line_chars_;
   std::array<uint64_t, kCharClasses> chars_{};  // of characters beyond ASCII
   std::array<uint64_t, 128> ascii_{};           // ASCII characters, by byte
-  std::vector<uint64_t> token_counts_;          // by id
+  void FoldTokenCounts();
+
+  // By id, in 32 bits (half the cache footprint of the per-token increment); folded into
+  // wide_counts_ before any could overflow.
+  std::vector<uint32_t> token_counts_;
+  std::vector<uint64_t> wide_counts_;  // empty until the first fold
+  uint64_t since_fold_ = 0;            // ids counted into token_counts_ since the last fold
+  uint64_t fold_limit_ = UINT32_MAX;
   uint64_t out_of_range_ids_ = 0;
 };
 

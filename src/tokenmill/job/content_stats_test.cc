@@ -115,6 +115,25 @@ TEST(ContentStatsCollectorTest, TopTokensAreBounded) {
   EXPECT_EQ(s.top_tokens[0].count, 97u);
 }
 
+TEST(ContentStatsCollectorTest, FoldedCountsEqualUnfolded) {
+  // The 32-bit per-id counts fold into 64-bit ones before they could overflow; with a tiny fold
+  // limit every path (a fold between spans, a span longer than the limit) gives the same counts.
+  std::mt19937_64 rng(7);
+  ContentStatsCollector plain(300);
+  ContentStatsCollector folded(300);
+  folded.set_fold_limit_for_testing(5);
+  for (int span = 0; span < 200; ++span) {
+    std::vector<uint32_t> ids(rng() % 9);
+    for (uint32_t& id : ids) id = static_cast<uint32_t>(rng() % 40);
+    plain.OnTokens(ids);
+    folded.OnTokens(ids);
+  }
+  const ContentStats a = plain.Finish({});
+  const ContentStats b = folded.Finish({});
+  ASSERT_FALSE(a.top_tokens.empty());
+  EXPECT_EQ(a.top_tokens, b.top_tokens);
+}
+
 ContentStats RandomTask(uint64_t seed) {
   std::mt19937_64 rng(seed);
   ContentStatsCollector c(500);
