@@ -203,31 +203,16 @@ uint32_t WordPieceTable::Find(std::string_view key) const {
 // ---- WordPieceTrie ----
 
 void WordPieceTrie::Build(const std::vector<std::pair<std::string_view, uint32_t>>& entries) {
-  // A plain trie first (children sorted by byte), then placed into the double array.
-  struct Node {
-    std::vector<std::pair<uint8_t, uint32_t>> children;
-    uint32_t id = kNotFound;
-  };
-  std::vector<Node> nodes(1);
-  for (const auto& [key, id] : entries) {
-    if (key.empty()) continue;
-    uint32_t n = 0;
-    for (char ch : key) {
-      const auto b = static_cast<uint8_t>(ch);
-      auto& kids = nodes[n].children;
-      auto it = std::lower_bound(kids.begin(), kids.end(), b,
-                                 [](const auto& kid, uint8_t v) { return kid.first < v; });
-      if (it != kids.end() && it->first == b) {
-        n = it->second;
-      } else {
-        const auto child = static_cast<uint32_t>(nodes.size());
-        kids.insert(it, {b, child});
-        nodes.emplace_back();
-        n = child;
-      }
-    }
-    nodes[n].id = id;  // a later duplicate wins
+  // The keys sorted (stably: a later duplicate comes last and wins); a node of the trie is a
+  // range of keys sharing a prefix, so no intermediate trie is built. Nodes are placed into the
+  // double array breadth first, children in byte order.
+  std::vector<std::pair<std::string_view, uint32_t>> keys;
+  keys.reserve(entries.size());
+  for (const auto& entry : entries) {
+    if (!entry.first.empty()) keys.push_back(entry);
   }
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   cells_.assign(512, Cell{0, -1, kNotFound});
   cells_[0].check = -2;  // the root
   // next_free[i] != i: every cell in [i, next_free[i]) is used (a path-compressed skip list).
@@ -291,12 +276,30 @@ void WordPieceTrie::Build(const std::vector<std::pair<std::string_view, uint32_t
       p = block * kBlock;
     }
   };
-  std::vector<std::pair<uint32_t, int32_t>> queue = {{0, 0}};  // (node, cell)
+  // A node: the keys [lo, hi) share their first `depth` bytes; it sits at `cell`.
+  struct Node {
+    uint32_t lo, hi, depth;
+    int32_t cell;
+  };
+  std::vector<Node> queue = {{0, static_cast<uint32_t>(keys.size()), 0, 0}};
+  struct Kid {
+    uint8_t first;  // the byte
+    uint32_t lo, hi;
+  };
+  std::vector<Kid> kids;
   for (size_t q = 0; q < queue.size(); ++q) {
-    const auto [node, cell] = queue[q];
-    cells_[cell].id = nodes[node].id;
-    const auto& kids = nodes[node].children;
-    if (kids.empty()) continue;
+    auto [lo, hi, depth, cell] = queue[q];
+    // Keys that end here sort first (a prefix before its extensions); the last one wins.
+    while (lo < hi && keys[lo].first.size() == depth) cells_[cell].id = keys[lo++].second;
+    if (lo == hi) continue;
+    kids.clear();
+    for (uint32_t i = lo; i < hi;) {
+      const auto b = static_cast<uint8_t>(keys[i].first[depth]);
+      uint32_t j = i + 1;
+      while (j < hi && static_cast<uint8_t>(keys[j].first[depth]) == b) ++j;
+      kids.push_back({b, i, j});
+      i = j;
+    }
     // The smallest base outside closed blocks that puts every child on a free cell (base >= 1).
     const int32_t first_label = kids[0].first + 1;
     int32_t p = find_open(1 + first_label);
@@ -326,7 +329,7 @@ void WordPieceTrie::Build(const std::vector<std::pair<std::string_view, uint32_t
     for (const auto& kid : kids) {
       const auto c = static_cast<int32_t>(base + kid.first + 1);
       cells_[c].check = cell;
-      queue.emplace_back(kid.second, c);
+      queue.push_back({kid.lo, kid.hi, depth + 1, c});
     }
   }
   while (!cells_.empty() && cells_.back().check == -1) cells_.pop_back();
