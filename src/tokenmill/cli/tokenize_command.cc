@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstring>
 #include <nlohmann/json.hpp>
 #include <span>
 
@@ -70,24 +71,56 @@ class LineWriter {
   std::string buf_;
 };
 
+// The decimal digits of v at p (room for 10); returns the end. Token ids are mostly 3 to 6
+// digits: two digits at a time from a table, the length found by comparisons.
+char* WriteDecimal(char* p, uint32_t v) {
+  static constexpr char kPairs[] =
+      "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+      "8081828384858687888990919293949596979899";
+  int n = v < 10        ? 1
+          : v < 100     ? 2
+          : v < 1000    ? 3
+          : v < 10000   ? 4
+          : v < 100000  ? 5
+          : v < 1000000 ? 6
+                        : 0;
+  if (n == 0) return std::to_chars(p, p + 10, v).ptr;
+  char* end = p + n;
+  char* q = end;
+  while (v >= 100) {
+    q -= 2;
+    std::memcpy(q, kPairs + 2 * (v % 100), 2);
+    v /= 100;
+  }
+  if (v >= 10) {
+    q -= 2;
+    std::memcpy(q, kPairs + 2 * v, 2);
+  } else {
+    *--q = static_cast<char>('0' + v);
+  }
+  return end;
+}
+
 // Writes ids into a JSON array line (`*first`: none written yet), flushing every 4096 ids (a huge
 // line's text never builds up).
 void AppendIdSpan(std::span<const uint32_t> ids, bool* first, LineWriter* out) {
   constexpr size_t kStep = 4096;
   std::string& buf = out->buf();
+  char chunk[11 * kStep];  // at most 10 digits and a comma per id
   for (size_t begin = 0; begin < ids.size(); begin += kStep) {
     const size_t end_id = std::min(ids.size(), begin + kStep);
-    // At most 10 digits and a comma per id, written in place.
-    const size_t start = buf.size();
-    buf.resize(start + 11 * (end_id - begin));
-    char* p = buf.data() + start;
-    char* const end = buf.data() + buf.size();
-    for (size_t i = begin; i < end_id; ++i) {
-      if (!*first) *p++ = ',';
+    char* p = chunk;
+    size_t i = begin;
+    if (*first && i < end_id) {
+      p = WriteDecimal(p, ids[i++]);
       *first = false;
-      p = std::to_chars(p, end, ids[i]).ptr;
     }
-    buf.resize(static_cast<size_t>(p - buf.data()));
+    for (; i < end_id; ++i) {
+      *p++ = ',';
+      p = WriteDecimal(p, ids[i]);
+    }
+    buf.append(chunk, static_cast<size_t>(p - chunk));
     out->MaybeFlush();
   }
 }

@@ -104,10 +104,17 @@ const BertPreTokenizer::Block& BertPreTokenizer::ComputeBlock(size_t index) cons
     for (size_t k = 0; k < 256; ++k)
       block->records[k] = ComputeRecord(first | static_cast<char32_t>(k), &block->pool);
   }
-  const Block* published = block.get();
-  owned_.push_back(std::move(block));
-  stage1_[index].store(published, std::memory_order_release);
-  return *published;
+  // Blocks alike share one copy (the CJK ideograph blocks are all alike): the blocks a text uses
+  // stay few and hot in the cache.
+  std::vector<uint32_t> key(std::begin(block->records), std::end(block->records));
+  key.insert(key.end(), block->pool.begin(), block->pool.end());
+  const Block*& same = distinct_[std::move(key)];
+  if (same == nullptr) {
+    same = block.get();
+    owned_.push_back(std::move(block));
+  }
+  stage1_[index].store(same, std::memory_order_release);
+  return *same;
 }
 
 // The 256 code points from `first` are all unassigned (Cn) or all private use (Co) in utf8proc's

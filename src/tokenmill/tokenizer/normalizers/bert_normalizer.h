@@ -20,6 +20,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -144,7 +145,8 @@ class BertPreTokenizer {
   // stage1_[b]: block b, or null until a text uses it.
   std::unique_ptr<std::atomic<const Block*>[]> stage1_;
   mutable std::mutex mu_;                              // guards computing blocks
-  mutable std::vector<std::unique_ptr<Block>> owned_;  // the computed blocks
+  mutable std::vector<std::unique_ptr<Block>> owned_;  // the computed blocks, each distinct
+  mutable std::map<std::vector<uint32_t>, const Block*> distinct_;  // records + pool -> block
 };
 
 // ---- Implementation of the templates ----
