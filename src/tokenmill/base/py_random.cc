@@ -63,49 +63,19 @@ void PyRandom::InitByArray(std::span<const uint32_t> key) {
   mt_[0] = 0x80000000u;  // MSB is 1, assuring a non-zero initial array
 }
 
-uint32_t PyRandom::GenRandUint32() {
-  if (mti_ >= kN) {
-    int kk = 0;
-    for (; kk < kN - kM; ++kk) {
-      const uint32_t y = (mt_[kk] & kUpperMask) | (mt_[kk + 1] & kLowerMask);
-      mt_[kk] = mt_[kk + kM] ^ (y >> 1) ^ ((y & 1u) ? kMatrixA : 0u);
-    }
-    for (; kk < kN - 1; ++kk) {
-      const uint32_t y = (mt_[kk] & kUpperMask) | (mt_[kk + 1] & kLowerMask);
-      mt_[kk] = mt_[kk + (kM - kN)] ^ (y >> 1) ^ ((y & 1u) ? kMatrixA : 0u);
-    }
-    const uint32_t y = (mt_[kN - 1] & kUpperMask) | (mt_[0] & kLowerMask);
-    mt_[kN - 1] = mt_[kM - 1] ^ (y >> 1) ^ ((y & 1u) ? kMatrixA : 0u);
-    mti_ = 0;
+void PyRandom::Twist() {
+  int kk = 0;
+  for (; kk < kN - kM; ++kk) {
+    const uint32_t y = (mt_[kk] & kUpperMask) | (mt_[kk + 1] & kLowerMask);
+    mt_[kk] = mt_[kk + kM] ^ (y >> 1) ^ ((y & 1u) ? kMatrixA : 0u);
   }
-  uint32_t y = mt_[mti_++];
-  y ^= (y >> 11);
-  y ^= (y << 7) & 0x9d2c5680u;
-  y ^= (y << 15) & 0xefc60000u;
-  y ^= (y >> 18);
-  return y;
-}
-
-double PyRandom::Random() {
-  const uint32_t a = GenRandUint32() >> 5;
-  const uint32_t b = GenRandUint32() >> 6;
-  return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
-}
-
-uint64_t PyRandom::GetRandBits(int k) {
-  if (k <= 0) return 0;
-  if (k <= 32) return GenRandUint32() >> (32 - k);
-  // Words least significant first; the last (most significant) one keeps its top bits.
-  const uint64_t low = GenRandUint32();
-  const uint64_t high = GenRandUint32() >> (64 - k);
-  return low | (high << 32);
-}
-
-uint64_t PyRandom::RandBelow(uint64_t n) {
-  const int k = std::bit_width(n);
-  uint64_t r = GetRandBits(k);
-  while (r >= n) r = GetRandBits(k);
-  return r;
+  for (; kk < kN - 1; ++kk) {
+    const uint32_t y = (mt_[kk] & kUpperMask) | (mt_[kk + 1] & kLowerMask);
+    mt_[kk] = mt_[kk + (kM - kN)] ^ (y >> 1) ^ ((y & 1u) ? kMatrixA : 0u);
+  }
+  const uint32_t y = (mt_[kN - 1] & kUpperMask) | (mt_[0] & kLowerMask);
+  mt_[kN - 1] = mt_[kM - 1] ^ (y >> 1) ^ ((y & 1u) ? kMatrixA : 0u);
+  mti_ = 0;
 }
 
 int64_t PyRandom::RandInt(int64_t lo, int64_t hi) {

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -32,12 +33,37 @@ class PyRandom {
   // REQUIRES: !key.empty().
   explicit PyRandom(std::span<const uint32_t> key);
 
-  uint32_t GenRandUint32();
-  double Random();
+  // Inline: the BERT builder draws a few hundred numbers an example (shuffles, masking).
+  uint32_t GenRandUint32() {
+    if (mti_ >= kN) Twist();
+    uint32_t y = mt_[mti_++];
+    y ^= (y >> 11);
+    y ^= (y << 7) & 0x9d2c5680u;
+    y ^= (y << 15) & 0xefc60000u;
+    y ^= (y >> 18);
+    return y;
+  }
+  double Random() {
+    const uint32_t a = GenRandUint32() >> 5;
+    const uint32_t b = GenRandUint32() >> 6;
+    return (a * 67108864.0 + b) * (1.0 / 9007199254740992.0);
+  }
   // REQUIRES: k <= 64.
-  uint64_t GetRandBits(int k);
+  uint64_t GetRandBits(int k) {
+    if (k <= 0) return 0;
+    if (k <= 32) return GenRandUint32() >> (32 - k);
+    // Words least significant first; the last (most significant) one keeps its top bits.
+    const uint64_t low = GenRandUint32();
+    const uint64_t high = GenRandUint32() >> (64 - k);
+    return low | (high << 32);
+  }
   // REQUIRES: n >= 1. Uniform in [0, n).
-  uint64_t RandBelow(uint64_t n);
+  uint64_t RandBelow(uint64_t n) {
+    const int k = std::bit_width(n);
+    uint64_t r = GetRandBits(k);
+    while (r >= n) r = GetRandBits(k);
+    return r;
+  }
   // REQUIRES: lo <= hi. Uniform in [lo, hi], both included.
   int64_t RandInt(int64_t lo, int64_t hi);
 
@@ -54,6 +80,7 @@ class PyRandom {
   static constexpr int kN = 624;
   void InitGenRand(uint32_t s);
   void InitByArray(std::span<const uint32_t> key);
+  void Twist();  // the next kN words of the state
 
   std::array<uint32_t, kN> mt_;
   int mti_ = kN + 1;
