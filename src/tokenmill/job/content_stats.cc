@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 namespace tokenmill {
@@ -362,19 +363,35 @@ ContentStatsCollector::ContentStatsCollector(uint32_t vocab_size) : token_counts
 
 void ContentStatsCollector::AddDocument(std::string_view text, uint64_t tokens) {
   document_tokens_.Add(tokens);
+  const char* data = text.data();
+  const size_t n = text.size();
   uint64_t line = 0;
   size_t i = 0;
-  while (i < text.size()) {
-    const unsigned char c = static_cast<unsigned char>(text[i]);
-    if (c < 128) {
-      ++i;
-      if (c == '\n') {
+  while (i < n) {
+    if (static_cast<unsigned char>(data[i]) < 128) {
+      // A run of ASCII bytes, found 8 at a time.
+      size_t j = i + 1;
+      for (uint64_t word; j + 8 <= n; j += 8) {
+        std::memcpy(&word, data + j, 8);
+        if ((word & 0x8080808080808080ULL) != 0) break;
+      }
+      while (j < n && static_cast<unsigned char>(data[j]) < 128) ++j;
+      // Counted by byte into four tables in turn (no chain of increments of one counter),
+      // folded into classes by Finish, which leaves out '\n'.
+      for (size_t k = i; k < j; ++k) ++ascii_[k & 3][static_cast<unsigned char>(data[k])];
+      for (size_t k = i;;) {
+        const void* nl = std::memchr(data + k, '\n', j - k);
+        if (nl == nullptr) {
+          line += j - k;
+          break;
+        }
+        const size_t at = static_cast<size_t>(static_cast<const char*>(nl) - data);
+        line += at - k;
         if (line > 0) line_chars_.Add(line);
         line = 0;
-        continue;
+        k = at + 1;
       }
-      ++ascii_[c];  // by byte, folded into classes by Finish: fewer dependent increments
-      ++line;
+      i = j;
       continue;
     }
     const char32_t cp = NextCodePoint(text, &i);
@@ -421,7 +438,11 @@ ContentStats ContentStatsCollector::Finish(const KindCounters& kind_counters) {
   s.histograms[std::string(kDocumentTokens)] = document_tokens_;
   s.histograms[std::string(kLineChars)] = line_chars_;
   s.chars = chars_;
-  for (int c = 0; c < 128; ++c) s.chars[static_cast<int>(kAscii[c])] += ascii_[c];
+  for (const auto& table : ascii_) {
+    for (int c = 0; c < 128; ++c) {
+      if (c != '\n') s.chars[static_cast<int>(kAscii[c])] += table[c];
+    }
+  }
   for (uint32_t id = 0; id < token_counts_.size(); ++id) {
     const uint64_t count = token_counts_[id] + (wide_counts_.empty() ? 0 : wide_counts_[id]);
     if (count > 0) s.top_tokens.push_back({id, count});

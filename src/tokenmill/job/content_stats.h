@@ -149,8 +149,8 @@ class ContentStatsCollector : public TokenObserver {
 
  private:
   Histogram example_tokens_, document_tokens_, line_chars_;
-  std::array<uint64_t, kCharClasses> chars_{};  // of characters beyond ASCII
-  std::array<uint64_t, 128> ascii_{};           // ASCII characters, by byte
+  std::array<uint64_t, kCharClasses> chars_{};        // of characters beyond ASCII
+  std::array<std::array<uint64_t, 128>, 4> ascii_{};  // ASCII characters, by byte, 4 tables
   void FoldTokenCounts();
 
   // By id, in 32 bits (half the cache footprint of the per-token increment); folded into

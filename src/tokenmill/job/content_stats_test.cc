@@ -115,6 +115,44 @@ TEST(ContentStatsCollectorTest, TopTokensAreBounded) {
   EXPECT_EQ(s.top_tokens[0].count, 97u);
 }
 
+TEST(ContentStatsCollectorTest, CharactersAndLinesOfRandomTextEqualACharByCharCount) {
+  // Runs of ASCII (scanned 8 bytes at a time), newlines anywhere, empty lines, CJK and Latin-1
+  // characters between them: the classes and line lengths of a plain count.
+  std::mt19937_64 rng(11);
+  const std::vector<std::string> pieces = {
+      "a", "Z", " ", "\n", "\n\n", ",", "7", "abcdefghijklmnop", "中", "文", "é", "\t"};
+  for (int round = 0; round < 50; ++round) {
+    std::string text;
+    const int count = static_cast<int>(rng() % 60);
+    for (int i = 0; i < count; ++i) text += pieces[rng() % pieces.size()];
+    ContentStatsCollector c(10);
+    c.AddDocument(text, 0);
+    const ContentStats s = c.Finish({});
+    std::array<uint64_t, kCharClasses> chars{};
+    Histogram lines;
+    uint64_t line = 0;
+    for (size_t i = 0; i < text.size();) {
+      if (text[i] == '\n') {
+        if (line > 0) lines.Add(line);
+        line = 0;
+        ++i;
+        continue;
+      }
+      const auto b = static_cast<unsigned char>(text[i]);
+      const size_t len = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;  // valid UTF-8 here
+      char32_t cp = len == 1 ? b : b & (0xFF >> (len + 1));
+      for (size_t k = 1; k < len; ++k)
+        cp = (cp << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+      i += len;
+      ++chars[static_cast<int>(ClassifyCodePoint(cp))];
+      ++line;
+    }
+    if (line > 0) lines.Add(line);
+    EXPECT_EQ(s.chars, chars) << text;
+    EXPECT_EQ(s.histogram(kLineChars), lines) << text;
+  }
+}
+
 TEST(ContentStatsCollectorTest, FoldedCountsEqualUnfolded) {
   // The 32-bit per-id counts fold into 64-bit ones before they could overflow; with a tiny fold
   // limit every path (a fold between spans, a span longer than the limit) gives the same counts.
