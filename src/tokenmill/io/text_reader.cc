@@ -1,5 +1,6 @@
 // The "text" format: one sentence or paragraph per line, blank lines between documents.
 
+#include <algorithm>
 #include <string>
 
 #include "tokenmill/io/readers.h"
@@ -9,6 +10,9 @@ namespace {
 
 class TextReader final : public DocumentReader {
  public:
+  static constexpr uint64_t kReserveFrom = uint64_t{16} << 20;
+  static constexpr uint64_t kMaxReserve = uint64_t{1} << 30;
+
   TextReader(std::unique_ptr<DecodingStream> stream, InputPosition position,
              const ReaderOptions& options, size_t buffer_size)
       : stream_(std::move(stream)),
@@ -60,6 +64,15 @@ class TextReader final : public DocumentReader {
             std::to_string(options_.max_document_bytes) +
             "); are documents separated by blank lines? Raise max_document_bytes if it is "
             "really one document");
+      }
+      if (doc->text.size() + line.size() > doc->text.capacity() &&
+          doc->text.size() + line.size() > kReserveFrom) {
+        // A huge document: room for the largest one allowed at once, instead of growing by
+        // doubling, where each step holds the old copy and the new one (1.5 to 2 times the
+        // text). Untouched pages of the reservation take no memory.
+        doc->text.reserve(static_cast<size_t>(std::min<uint64_t>(
+            std::max<uint64_t>(options_.max_document_bytes, doc->text.size() + line.size()),
+            kMaxReserve)));
       }
       doc->text.append(line);
     }

@@ -185,6 +185,26 @@ TEST(TextReaderTest, StatsCountBytesLinesAndDocuments) {
   EXPECT_EQ(zreader->stats().documents, 2u);
 }
 
+TEST(TextReaderTest, HugeDocumentsReadWhole) {
+  // Past 16 MiB a document reserves room for the largest one allowed (no growth by doubling):
+  // documents of 20 MiB, then a small one, then one larger than what the first reserved, read
+  // whole and in order.
+  std::string line(1000, 'x');
+  std::string big, bigger;
+  while (big.size() < (size_t{20} << 20)) big += line + "\n";
+  big.pop_back();
+  ReaderOptions options;
+  options.max_document_bytes = size_t{24} << 20;
+  while (bigger.size() < (size_t{23} << 20)) bigger += line + "\n";
+  bigger.pop_back();
+  const std::string input = big + "\n\nsmall\n\n" + bigger + "\n";
+  const auto docs = Docs(input, options);
+  ASSERT_EQ(docs.size(), 3u);
+  EXPECT_TRUE(docs[0].text == big);
+  EXPECT_EQ(docs[1].text, "small");
+  EXPECT_TRUE(docs[2].text == bigger);
+}
+
 TEST(TextReaderTest, DocumentLongerThanTheLimitIsAnError) {
   ReaderOptions small;
   small.max_document_bytes = 10;
