@@ -1,9 +1,11 @@
 #include "tokenmill/formats/tf_example.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <type_traits>
 #include <utility>
 
@@ -72,10 +74,15 @@ FeatureSizes SizesOf(std::string_view key, const std::vector<T>& values) {
   if constexpr (std::is_same_v<T, float>) {
     packed = 4 * values.size();
   } else if constexpr (std::is_same_v<T, uint8_t>) {
-    // Masks and segment ids: values below 128 are one byte each.
-    uint8_t high = 0;
-    for (uint8_t v : values) high |= v;
-    if (high < 0x80) {
+    // Masks and segment ids: values below 128 are one byte each (checked 8 at a time).
+    uint64_t high = 0;
+    size_t i = 0;
+    for (uint64_t word; i + 8 <= values.size(); i += 8) {
+      std::memcpy(&word, values.data() + i, 8);
+      high |= word;
+    }
+    for (; i < values.size(); ++i) high |= values[i];
+    if ((high & 0x8080808080808080ULL) == 0) {
       packed = values.size();
     } else {
       for (uint8_t v : values) packed += VarintSize(v);
@@ -88,7 +95,7 @@ FeatureSizes SizesOf(std::string_view key, const std::vector<T>& values) {
 
 template <typename T>
 void PutFeature(std::string_view key, const std::vector<T>& values, const FeatureSizes& s,
-                std::string* out) {
+                const char* encoded, std::string* out) {
   constexpr bool kFloat = std::is_same_v<T, float>;
   out->push_back(Tag(1, kLengthDelimited));  // Features.feature: a map entry
   PutVarint(out, s.entry);
@@ -112,6 +119,10 @@ void PutFeature(std::string_view key, const std::vector<T>& values, const Featur
       return;
     }
   }
+  if (encoded != nullptr) {  // encoded already (ids): s.packed bytes at `encoded`
+    std::memcpy(p, encoded, s.packed);
+    return;
+  }
   for (T v : values) {
     if constexpr (kFloat) {
       uint32_t bits;
@@ -123,14 +134,24 @@ void PutFeature(std::string_view key, const std::vector<T>& values, const Featur
   }
 }
 
-// The features of one Example to encode, in key order (at most 7: no allocation).
+// The features of one Example to encode, in key order (at most 7: no allocation). Id lists are
+// encoded once, into `scratch` (room for 5 bytes an id), which gives their size too; Write()
+// copies them.
 class FeatureList {
  public:
+  explicit FeatureList(char* scratch) : scratch_(scratch) {}
+
   template <typename T>
   void Add(std::string_view key, const std::vector<T>& values) {
     Entry& e = entries_[count_++];
     e.key = key;
-    e.sizes = SizesOf(key, values);
+    if constexpr (std::is_same_v<T, uint32_t>) {
+      e.encoded = scratch_;
+      for (uint32_t v : values) scratch_ = EncodeVarint(scratch_, v);
+      e.sizes = SizesFromPacked(key, static_cast<size_t>(scratch_ - e.encoded), values.empty());
+    } else {
+      e.sizes = SizesOf(key, values);
+    }
     if constexpr (std::is_same_v<T, float>) {
       e.floats = &values;
     } else if constexpr (std::is_same_v<T, uint8_t>) {
@@ -145,11 +166,11 @@ class FeatureList {
     for (size_t i = 0; i < count_; ++i) {
       const Entry& e = entries_[i];
       if (e.floats != nullptr) {
-        PutFeature(e.key, *e.floats, e.sizes, out);
+        PutFeature(e.key, *e.floats, e.sizes, nullptr, out);
       } else if (e.bytes != nullptr) {
-        PutFeature(e.key, *e.bytes, e.sizes, out);
+        PutFeature(e.key, *e.bytes, e.sizes, nullptr, out);
       } else {
-        PutFeature(e.key, *e.ids, e.sizes, out);
+        PutFeature(e.key, *e.ids, e.sizes, e.encoded, out);
       }
     }
   }
@@ -161,7 +182,9 @@ class FeatureList {
     const std::vector<uint32_t>* ids = nullptr;
     const std::vector<uint8_t>* bytes = nullptr;
     const std::vector<float>* floats = nullptr;
+    const char* encoded = nullptr;  // ids: their varints in the scratch buffer
   };
+  char* scratch_;
   std::array<Entry, 7> entries_;
   size_t count_ = 0;
   size_t bytes_ = 0;
@@ -412,7 +435,16 @@ Status ToVector(const TfFeatures& features, std::string_view key, bool required,
 void EncodeTfExample(const Example& example, std::string* out) {
   // Map entries sorted by key: input_ids < input_mask < masked_lm_ids < masked_lm_positions <
   // masked_lm_weights < next_sentence_labels < segment_ids.
-  FeatureList features;
+  // Room for the id lists' varints (at most 5 bytes each), kept per thread.
+  thread_local std::unique_ptr<char[]> scratch;
+  thread_local size_t scratch_size = 0;
+  const size_t ids =
+      example.tokens.size() + example.masked_lm_ids.size() + example.masked_lm_positions.size() + 1;
+  if (scratch_size < 5 * ids) {
+    scratch_size = std::max(5 * ids, 2 * scratch_size);
+    scratch.reset(new char[scratch_size]);
+  }
+  FeatureList features(scratch.get());
   features.Add(kInputIdsKey, example.tokens);
   if (!example.input_mask.empty()) features.Add(kInputMaskKey, example.input_mask);
   std::vector<uint32_t> next_sentence;
