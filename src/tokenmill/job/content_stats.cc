@@ -394,6 +394,22 @@ void ContentStatsCollector::AddDocument(std::string_view text, uint64_t tokens) 
       i = j;
       continue;
     }
+    // A run of CJK ideographs of U+4E00..U+9FFF (three bytes each, lead byte E4..E9).
+    uint64_t han = 0;
+    while (i + 3 <= n) {
+      const auto b0 = static_cast<unsigned char>(data[i]);
+      const auto b1 = static_cast<unsigned char>(data[i + 1]);
+      const auto b2 = static_cast<unsigned char>(data[i + 2]);
+      if (b0 < 0xE4 || b0 > 0xE9 || (b1 & 0xC0) != 0x80 || (b2 & 0xC0) != 0x80) break;
+      if (b0 == 0xE4 && b1 < 0xB8) break;  // below U+4E00
+      ++han;
+      i += 3;
+    }
+    if (han > 0) {
+      chars_[static_cast<int>(CharClass::kHan)] += han;
+      line += han;
+      continue;
+    }
     const char32_t cp = NextCodePoint(text, &i);
     ++chars_[static_cast<int>(ClassifyCodePoint(cp))];
     ++line;

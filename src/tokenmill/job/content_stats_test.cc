@@ -116,11 +116,29 @@ TEST(ContentStatsCollectorTest, TopTokensAreBounded) {
 }
 
 TEST(ContentStatsCollectorTest, CharactersAndLinesOfRandomTextEqualACharByCharCount) {
-  // Runs of ASCII (scanned 8 bytes at a time), newlines anywhere, empty lines, CJK and Latin-1
+  // Runs of ASCII (scanned 8 bytes at a time), newlines anywhere, empty lines, CJK (runs of
+  // U+4E00..U+9FFF are counted without decoding: its edges and neighbours too) and Latin-1
   // characters between them: the classes and line lengths of a plain count.
   std::mt19937_64 rng(11);
-  const std::vector<std::string> pieces = {
-      "a", "Z", " ", "\n", "\n\n", ",", "7", "abcdefghijklmnop", "中", "文", "é", "\t"};
+  const std::vector<std::string> pieces = {"a",
+                                           "Z",
+                                           " ",
+                                           "\n",
+                                           "\n\n",
+                                           ",",
+                                           "7",
+                                           "abcdefghijklmnop",
+                                           "中",
+                                           "文",
+                                           "é",
+                                           "\t",
+                                           "\u3400",
+                                           "\u4DC0",
+                                           "\u4E00",
+                                           "\u9FFF",
+                                           "\uA000",
+                                           "\U00020000",
+                                           "\u4E01\u4E02\u4E03"};
   for (int round = 0; round < 50; ++round) {
     std::string text;
     const int count = static_cast<int>(rng() % 60);
