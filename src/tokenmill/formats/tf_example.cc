@@ -97,18 +97,26 @@ template <typename T>
 void PutFeature(std::string_view key, const std::vector<T>& values, const FeatureSizes& s,
                 const char* encoded, std::string* out) {
   constexpr bool kFloat = std::is_same_v<T, float>;
-  out->push_back(Tag(1, kLengthDelimited));  // Features.feature: a map entry
-  PutVarint(out, s.entry);
-  out->push_back(Tag(1, kLengthDelimited));  // entry.key
-  PutVarint(out, key.size());
+  // The entry's tags and lengths into a buffer, appended at once around the key.
+  char header[3 * (1 + 10)];
+  char* h = header;
+  *h++ = Tag(1, kLengthDelimited);  // Features.feature: a map entry
+  h = EncodeVarint(h, s.entry);
+  *h++ = Tag(1, kLengthDelimited);  // entry.key
+  h = EncodeVarint(h, key.size());
+  out->append(header, static_cast<size_t>(h - header));
   out->append(key);
-  out->push_back(Tag(2, kLengthDelimited));  // entry.value: Feature
-  PutVarint(out, s.feature);
-  out->push_back(Tag(kFloat ? 2 : 3, kLengthDelimited));  // Feature.float_list / int64_list
-  PutVarint(out, s.list);
+  h = header;
+  *h++ = Tag(2, kLengthDelimited);  // entry.value: Feature
+  h = EncodeVarint(h, s.feature);
+  *h++ = Tag(kFloat ? 2 : 3, kLengthDelimited);  // Feature.float_list / int64_list
+  h = EncodeVarint(h, s.list);
+  if (!values.empty()) {
+    *h++ = Tag(1, kLengthDelimited);  // the list's value, packed
+    h = EncodeVarint(h, s.packed);
+  }
+  out->append(header, static_cast<size_t>(h - header));
   if (values.empty()) return;
-  out->push_back(Tag(1, kLengthDelimited));  // the list's value, packed
-  PutVarint(out, s.packed);
   // s.packed is the exact size of the values' encoding: encode them in place.
   const size_t at = out->size();
   out->resize(at + s.packed);
