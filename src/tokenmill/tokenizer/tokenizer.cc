@@ -102,8 +102,9 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& optio
           return LoadHfPipelineTokenizerJson(options, std::move(j), name);  // parsed once
         }
       }
-      j = nlohmann::json();  // the other loaders parse the file themselves: free this one first
-      if (type == "WordPiece") return LoadWordPieceTokenizerJson(options, main->data, name);
+      if (type == "WordPiece")
+        return LoadWordPieceParsedTokenizerJson(options, j, name);  // parsed once
+      j = nlohmann::json();  // the BPE loader parses the file itself: free this one first
       if (type == "BPE") return LoadBpeTokenizerJson(options, main->data, name);
       return Status::InvalidArgument(
           name + ": model.type '" + type +

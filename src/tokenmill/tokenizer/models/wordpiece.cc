@@ -568,11 +568,10 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadWordPieceVocab(const TokenizerOptions& 
 namespace {
 
 StatusOr<std::unique_ptr<Tokenizer>> ParseTokenizerJson(const TokenizerOptions& options,
-                                                        std::string_view text,
+                                                        const nlohmann::json& j,
                                                         std::string_view source) {
   using nlohmann::json;
   const std::string src(source);
-  json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     return Status::InvalidArgument(src + ": not valid JSON; expected a HuggingFace tokenizer.json");
   }
@@ -687,6 +686,13 @@ StatusOr<std::unique_ptr<Tokenizer>> ParseTokenizerJson(const TokenizerOptions& 
 StatusOr<std::unique_ptr<Tokenizer>> LoadWordPieceTokenizerJson(const TokenizerOptions& options,
                                                                 std::string_view json,
                                                                 std::string_view source) {
+  return LoadWordPieceParsedTokenizerJson(
+      options, nlohmann::json::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false),
+      source);
+}
+
+StatusOr<std::unique_ptr<Tokenizer>> LoadWordPieceParsedTokenizerJson(
+    const TokenizerOptions& options, const nlohmann::json& json, std::string_view source) {
   try {
     return ParseTokenizerJson(options, json, source);
   } catch (const std::exception& e) {  // nlohmann type errors on unexpected field types

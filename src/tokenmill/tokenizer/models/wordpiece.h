@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <span>
 #include <string>
 #include <string_view>
@@ -30,6 +31,9 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadWordPieceVocab(const TokenizerOptions& 
 StatusOr<std::unique_ptr<Tokenizer>> LoadWordPieceTokenizerJson(const TokenizerOptions& options,
                                                                 std::string_view json,
                                                                 std::string_view source);
+// The same from the file already parsed (discarded JSON: "not valid JSON").
+StatusOr<std::unique_ptr<Tokenizer>> LoadWordPieceParsedTokenizerJson(
+    const TokenizerOptions& options, const nlohmann::json& json, std::string_view source);
 
 // A hash table from token text to id (open addressing; keys live in one string).
 // Thread-safety: immutable after Build().
