@@ -8,6 +8,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <span>
+#include <vector>
 
 #include "tokenmill/base/utf8.h"
 #include "tokenmill/cli/command.h"
@@ -102,24 +103,53 @@ char* WriteDecimal(char* p, uint32_t v) {
   return end;
 }
 
+// The text ",<decimal>" of every id below the vocabulary's size (at most 2^21), 8 bytes each
+// (little-endian, the comma first) with its length: printing an id is one 8-byte copy.
+class IdTexts {
+ public:
+  explicit IdTexts(uint32_t vocab_size) {
+    const uint32_t n = std::min<uint32_t>(vocab_size, uint32_t{1} << 21);  // <= 7 digits
+    text_.resize(n);
+    length_.resize(n);
+    for (uint32_t id = 0; id < n; ++id) {
+      char buf[16] = {','};
+      const char* end = WriteDecimal(buf + 1, id);
+      std::memcpy(&text_[id], buf, 8);
+      length_[id] = static_cast<uint8_t>(end - buf);
+    }
+  }
+  // Writes "," (when `comma`) and the id at p, with 8 bytes of room; returns the end.
+  char* Write(char* p, uint32_t id, bool comma) const {
+    if (id >= text_.size()) {
+      if (comma) *p++ = ',';
+      return WriteDecimal(p, id);
+    }
+    const uint64_t text = comma ? text_[id] : text_[id] >> 8;
+    std::memcpy(p, &text, 8);
+    return p + length_[id] - (comma ? 0 : 1);
+  }
+
+ private:
+  std::vector<uint64_t> text_;
+  std::vector<uint8_t> length_;
+};
+
 // Writes ids into a JSON array line (`*first`: none written yet), flushing every 4096 ids (a huge
 // line's text never builds up).
-void AppendIdSpan(std::span<const uint32_t> ids, bool* first, LineWriter* out) {
+void AppendIdSpan(std::span<const uint32_t> ids, const IdTexts& texts, bool* first,
+                  LineWriter* out) {
   constexpr size_t kStep = 4096;
   std::string& buf = out->buf();
-  char chunk[11 * kStep];  // at most 10 digits and a comma per id
+  char chunk[11 * kStep + 8];  // at most 10 digits and a comma per id, 8 bytes of slack
   for (size_t begin = 0; begin < ids.size(); begin += kStep) {
     const size_t end_id = std::min(ids.size(), begin + kStep);
     char* p = chunk;
     size_t i = begin;
     if (*first && i < end_id) {
-      p = WriteDecimal(p, ids[i++]);
+      p = texts.Write(p, ids[i++], false);
       *first = false;
     }
-    for (; i < end_id; ++i) {
-      *p++ = ',';
-      p = WriteDecimal(p, ids[i]);
-    }
+    for (; i < end_id; ++i) p = texts.Write(p, ids[i], true);
     buf.append(chunk, static_cast<size_t>(p - chunk));
     out->MaybeFlush();
   }
@@ -146,6 +176,7 @@ int RunTokenize(const TokenizeArgs& args) {
     stream = std::move(opened).value();
   }
   LineWriter out;
+  const IdTexts id_texts(args.tokens ? 0 : tok.vocab_size());
   std::vector<uint32_t> ids;
   std::string pending;
   std::string clean;
@@ -164,7 +195,7 @@ int RunTokenize(const TokenizeArgs& args) {
     if (!args.tokens && args.piece_bytes > 0 && text.size() > args.piece_bytes) {
       out.buf().push_back('[');
       tok.EncodeInPieces(text, args.piece_bytes, [&](std::span<const uint32_t> piece) {
-        AppendIdSpan(piece, &first, &out);
+        AppendIdSpan(piece, id_texts, &first, &out);
       });
       out.buf().append("]\n");
       out.MaybeFlush();
@@ -179,7 +210,7 @@ int RunTokenize(const TokenizeArgs& args) {
       out.buf() += '\n';
     } else {
       out.buf().push_back('[');
-      AppendIdSpan(ids, &first, &out);
+      AppendIdSpan(ids, id_texts, &first, &out);
       out.buf().append("]\n");
     }
     out.MaybeFlush();
