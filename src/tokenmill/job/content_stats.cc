@@ -378,18 +378,15 @@ void ContentStatsCollector::AddDocument(std::string_view text, uint64_t tokens) 
       while (j < n && static_cast<unsigned char>(data[j]) < 128) ++j;
       // Counted by byte into four tables in turn (no chain of increments of one counter),
       // folded into classes by Finish, which leaves out '\n'.
-      for (size_t k = i; k < j; ++k) ++ascii_[k & 3][static_cast<unsigned char>(data[k])];
-      for (size_t k = i;;) {
-        const void* nl = std::memchr(data + k, '\n', j - k);
-        if (nl == nullptr) {
-          line += j - k;
-          break;
+      for (size_t k = i; k < j; ++k) {
+        const auto c = static_cast<unsigned char>(data[k]);
+        ++ascii_[k & 3][c];
+        if (c == '\n') {
+          if (line > 0) line_chars_.Add(line);
+          line = 0;
+        } else {
+          ++line;
         }
-        const size_t at = static_cast<size_t>(static_cast<const char*>(nl) - data);
-        line += at - k;
-        if (line > 0) line_chars_.Add(line);
-        line = 0;
-        k = at + 1;
       }
       i = j;
       continue;

@@ -116,7 +116,7 @@ TEST(ContentStatsCollectorTest, TopTokensAreBounded) {
 }
 
 TEST(ContentStatsCollectorTest, CharactersAndLinesOfRandomTextEqualACharByCharCount) {
-  // Runs of ASCII (scanned 8 bytes at a time), newlines anywhere, empty lines, CJK (runs of
+  // Runs of ASCII (found 8 bytes at a time), newlines anywhere, empty lines, CJK (runs of
   // U+4E00..U+9FFF are counted without decoding: its edges and neighbours too) and Latin-1
   // characters between them: the classes and line lengths of a plain count.
   std::mt19937_64 rng(11);
