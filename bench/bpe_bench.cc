@@ -4,8 +4,8 @@
 //       (../shared/data/corpus/part-0*, gunzipped, split on '\n', every line encoded on its own as
 //       the references' bench.js does; MB = 10^6 bytes of file content, newlines included), for
 //       gpt2, cl100k_base, o200k_base (tiktoken rank files), gpt2 from tokenizer.json; the
-//       pre-tokenizer alone (scanner and PCRE2); and a 1 MB run of one letter (the merge loop's
-//       worst case). Rows whose data is absent are skipped with a message.
+//       pre-tokenizer alone (scanner and PCRE2); and runs of one letter up to 16 MB (the merge
+//       loop's worst case). Rows whose data is absent are skipped with a message.
 //   bpe_bench --encode=NAME [--output=FILE] INPUT...
 //       encodes every line of the inputs, prints the MB/s (wall clock and CPU time) as one JSON
 //       line and writes one JSON id array per line (NAME: gpt2, r50k_base, cl100k_base,
@@ -221,6 +221,8 @@ void Register() {
         ->Arg(1 << 10)
         ->Arg(1 << 16)
         ->Arg(1 << 20)
+        ->Arg(1 << 22)
+        ->Arg(1 << 24)
         ->Unit(benchmark::kMillisecond);
   }
 }
