@@ -54,7 +54,7 @@ struct PieceCache {
   struct Entry {
     uint64_t hash = 0;
     uint32_t serial = 0;  // 0: empty (model serials start at 1)
-    uint8_t length = 0;
+    uint8_t length = 0;   // | 0x80: a whole piece (see EncodeCached)
     uint8_t id_count = 0;
     char bytes[kMaxBytes];
     uint32_t ids[kMaxIds];
@@ -413,7 +413,8 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
     return;
   }
   if (algorithm == Algorithm::kAuto) {
-    if (piece.size() > PieceCache::kMaxBytes && split_ok_) {
+    // Short pieces are cheaper to merge whole than to scan for cuts.
+    if (piece.size() > kLinearMergeMaxBytes && split_ok_) {
       EncodeSplit(piece, ids);
     } else {
       MergeChunk(piece, hash, ids);
@@ -430,31 +431,32 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
 void BpeModel::MergeChunk(std::string_view chunk, uint64_t hash, std::vector<uint32_t>* ids) const {
   if (chunk.size() == 1) {
     EmitPart(byte_ids_[static_cast<unsigned char>(chunk[0])], ids);
-    return;
+  } else if (chunk.size() <= PieceCache::kMaxBytes) {
+    EncodeCached(chunk, hash, ids);
+  } else if (chunk.size() <= kLinearMergeMaxBytes) {
+    MergeLinear(chunk, ids);
+  } else {
+    MergeLong(chunk, chunk.size() >= kQueueMinBytes, ids);
   }
-  if (chunk.size() > PieceCache::kMaxBytes) {
-    if (chunk.size() <= kLinearMergeMaxBytes) {
-      MergeLinear(chunk, ids);
-    } else {
-      MergeLong(chunk, chunk.size() >= kQueueMinBytes, ids);
-    }
-    return;
-  }
+}
+
+void BpeModel::EncodeCached(std::string_view piece, uint64_t hash,
+                            std::vector<uint32_t>* ids) const {
   PieceCache::Entry& e = PieceCache::ForThread().Slot(hash);
-  if (e.serial == serial_ && e.hash == hash && e.length == chunk.size() &&
-      std::memcmp(e.bytes, chunk.data(), chunk.size()) == 0) {
+  if (e.serial == serial_ && e.hash == hash && e.length == piece.size() &&
+      std::memcmp(e.bytes, piece.data(), piece.size()) == 0) {
     ids->insert(ids->end(), e.ids, e.ids + e.id_count);
     return;
   }
   const size_t before = ids->size();
-  MergeLinear(chunk, ids);
+  MergeLinear(piece, ids);
   const size_t count = ids->size() - before;
   if (count <= PieceCache::kMaxIds) {
     e.serial = serial_;
     e.hash = hash;
-    e.length = static_cast<uint8_t>(chunk.size());
+    e.length = static_cast<uint8_t>(piece.size());
     e.id_count = static_cast<uint8_t>(count);
-    std::memcpy(e.bytes, chunk.data(), chunk.size());
+    std::memcpy(e.bytes, piece.data(), piece.size());
     std::copy(ids->begin() + static_cast<std::ptrdiff_t>(before), ids->end(), e.ids);
   }
 }
@@ -497,47 +499,28 @@ void BpeModel::EncodeSplit(std::string_view piece, std::vector<uint32_t>* ids) c
 
 // The linear merge: parts[0..m) are tokens, pairs[k] the merge of parts[k] and parts[k + 1].
 // Merges the lowest-priority pair (leftmost among equals) until none merges; leaves the result in
-// parts[0..r) and returns r. Parts stay at their positions (no shifting): a part merged away gets
-// priority kNone and the next/prev links skip it. m <= kLinearMergeMaxBytes.
+// parts[0..r) and returns r. m <= kLinearMergeMaxBytes. (Parts at fixed positions with links and
+// a vectorized minimum took more instructions than these short shifts on the shared corpus.)
 inline size_t BpeModel::MergeLinearParts(uint32_t* parts, Pair* pairs, size_t m) const {
-  static_assert(kLinearMergeMaxBytes < 255);
-  uint32_t priority[kLinearMergeMaxBytes];
-  uint8_t next[kLinearMergeMaxBytes];
-  uint8_t prev[kLinearMergeMaxBytes];
-  for (size_t k = 0; k < m; ++k) {
-    priority[k] = k + 1 < m ? pairs[k].priority : kNone;
-    next[k] = static_cast<uint8_t>(k + 1);
-    prev[k] = static_cast<uint8_t>(k - 1);
-  }
-  const size_t scan = m - 1;  // the last position never has a pair
-  for (;;) {
-    // The lowest priority (a loop the compiler vectorizes), then its leftmost position.
-    uint32_t best_priority = kNone;
-    for (size_t k = 0; k < scan; ++k) best_priority = std::min(best_priority, priority[k]);
-    if (best_priority == kNone) break;
+  while (m > 1) {
     size_t best = 0;
-    while (priority[best] != best_priority) ++best;
-    const size_t right = next[best];
+    uint32_t best_priority = pairs[0].priority;
+    for (size_t k = 1; k + 1 < m; ++k) {
+      if (pairs[k].priority < best_priority) {
+        best_priority = pairs[k].priority;
+        best = k;
+      }
+    }
+    if (best_priority == kNone) break;
     parts[best] = pairs[best].result;
-    priority[right] = kNone;
-    const size_t after = next[right];
-    next[best] = static_cast<uint8_t>(after);
-    if (after < m) {
-      prev[after] = static_cast<uint8_t>(best);
-      pairs[best] = LookupPair(parts[best], parts[after]);
-      priority[best] = pairs[best].priority;
-    } else {
-      priority[best] = kNone;
-    }
-    if (best > 0) {  // position 0 is never merged away, so best > 0 has a live predecessor
-      const size_t before = prev[best];
-      pairs[before] = LookupPair(parts[before], parts[best]);
-      priority[before] = pairs[before].priority;
-    }
+    // Remove part best + 1 and pair best + 1 (pair best is recomputed below).
+    for (size_t k = best + 1; k + 1 < m; ++k) parts[k] = parts[k + 1];
+    for (size_t k = best + 1; k + 2 < m; ++k) pairs[k] = pairs[k + 1];
+    --m;
+    if (best > 0) pairs[best - 1] = LookupPair(parts[best - 1], parts[best]);
+    if (best + 1 < m) pairs[best] = LookupPair(parts[best], parts[best + 1]);
   }
-  size_t count = 0;
-  for (size_t k = 0; k < m; k = next[k]) parts[count++] = parts[k];
-  return count;
+  return m;
 }
 
 void BpeModel::MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) const {

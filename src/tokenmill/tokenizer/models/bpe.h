@@ -12,18 +12,20 @@
 // kRanks it holds every split of every token into two tokens. The table packs a pair into 8
 // bytes, and a Bloom filter in front of it answers most look-ups (about 70% of the pairs looked
 // up do not merge); pairs of two single bytes come from a 256 x 256 array. Short pieces merge
-// with a linear scan over a linked list at fixed positions (as tiktoken, without shifting); long
-// ones with a heap of 8-byte candidates, O(n log n) in the piece length. Merged pieces of up to 22
+// with a linear scan (as tiktoken; shifting the arrays costs less than linking them at these
+// lengths); long ones with a heap of 8-byte candidates, O(n log n) in the piece length, or the
+// bucket queue (kQueueMinBytes). Merged pieces of up to 22
 // bytes are remembered in a bounded per-thread cache (4096 entries), which returns exactly what
 // merging would.
 // Exact split: every merge result is a token whose bytes are a substring of the piece, so a
 // position inside the piece that no token occurring there spans is never crossed by a merge, and
 // the parts between such positions merge independently (for both rules: among the pairs of one
 // part, the lowest priority and leftmost pair is the one the whole piece merges next). A piece
-// longer than the cache's limit is cut there (found with an upper bound on the length of the
-// tokens starting at each byte, from a table of 3-byte token prefixes), and its parts, mostly
-// short and often repeated, go through the cache. Used only when every merge result is the
-// concatenation of its two parts (Finish() checks; HF's continuing_subword_prefix is not). Limits:
+// longer than kLinearMergeMaxBytes is cut there (found with an upper bound on the length of the
+// tokens starting at each byte, from a table of 3-byte token prefixes), and its parts merge on
+// their own (short ones through the cache) instead of in one heap. Used only when every merge
+// result is the concatenation of its two parts (Finish() checks; HF's continuing_subword_prefix
+// is not). Limits:
 // ids below 2^21 - 1, at most 2^22 - 1 pairs (Finish() says so). Thread-safety: immutable after
 // Finish(); EncodePiece() may run on many threads.
 #pragma once
@@ -160,6 +162,8 @@ class BpeModel {
   void MergeLong(std::string_view piece, bool queue, std::vector<uint32_t>* ids) const;
   // A piece (or a part of one) merged without the whole-token rule: the cache, linear or heap.
   void MergeChunk(std::string_view chunk, uint64_t hash, std::vector<uint32_t>* ids) const;
+  // The linear merge through the per-thread cache (pieces of up to 22 bytes).
+  void EncodeCached(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids) const;
   // Cuts `piece` at positions no token spans and merges the parts.
   void EncodeSplit(std::string_view piece, std::vector<uint32_t>* ids) const;
   // An upper bound on the length of the tokens that start at bytes[i] (bytes[0..n), i < n).
