@@ -225,7 +225,8 @@ void Register() {
         ->Unit(benchmark::kMillisecond)
         ->MinTime(3);
   }
-  for (bpe::Pattern p : {bpe::Pattern::kGpt2, bpe::Pattern::kCl100k, bpe::Pattern::kO200k}) {
+  for (bpe::Pattern p :
+       {bpe::Pattern::kGpt2, bpe::Pattern::kCl100k, bpe::Pattern::kO200k, bpe::Pattern::kQwen2}) {
     for (bool regex : {false, true}) {
       std::string row = "BM_PreTokenize/";
       row += bpe::PatternName(p);
