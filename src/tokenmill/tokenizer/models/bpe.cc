@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 namespace tokenmill::bpe {
 namespace {
@@ -39,6 +40,8 @@ inline uint64_t Mix(uint64_t h) {
 
 inline uint64_t HashPairKey(uint64_t key) { return Mix(key * 0x9E3779B97F4A7C15ULL); }
 
+inline size_t Hash3(uint32_t key) { return (key * 0x9E3779B97F4A7C15ULL) >> 40; }
+
 // A per-thread cache of merged pieces: most pre-tokens of natural text repeat (" the", "ing"),
 // and a piece that is not one token costs a full merge every time it is met. Direct-mapped, one
 // 64-byte entry a cache line, 4096 entries (256 KiB a thread, allocated on first use). An entry
@@ -51,7 +54,7 @@ struct PieceCache {
   struct Entry {
     uint64_t hash = 0;
     uint32_t serial = 0;  // 0: empty (model serials start at 1)
-    uint8_t length = 0;
+    uint8_t length = 0;   // | 0x80: a whole piece (see EncodeCached)
     uint8_t id_count = 0;
     char bytes[kMaxBytes];
     uint32_t ids[kMaxIds];
@@ -319,6 +322,42 @@ Status BpeModel::Finish() {
   for (int a = 0; a < 256; ++a) {
     for (int b = 0; b < 256; ++b) byte_pairs_[a * 256 + b] = LookupPair(byte_ids_[a], byte_ids_[b]);
   }
+  // The exact split needs every merge result to be the concatenation of its parts.
+  split_ok_ = true;
+  for (const Entry& e : entries) {
+    const std::string_view left = Bytes(e.left);
+    const std::string_view right = Bytes(e.right);
+    const std::string_view result = Bytes(e.result);
+    if (result.size() != left.size() + right.size() || !result.starts_with(left) ||
+        !result.ends_with(right)) {
+      split_ok_ = false;
+      break;
+    }
+  }
+  token2_bits_.assign(1024, 0);
+  std::vector<uint64_t> prefixes;  // prefix << 32 | length, for the tokens of 3 bytes or more
+  for (uint32_t id = 0; id < spans_.size(); ++id) {
+    const auto* b = reinterpret_cast<const unsigned char*>(arena_.data() + spans_[id].offset);
+    const uint32_t length = spans_[id].length;
+    if (length == 2) {
+      const unsigned pair = b[0] | (b[1] << 8);
+      token2_bits_[pair >> 6] |= uint64_t{1} << (pair & 63);
+    } else if (length >= 3) {
+      const uint32_t key = b[0] | (b[1] << 8) | (b[2] << 16);
+      prefixes.push_back((static_cast<uint64_t>(key) << 32) | length);
+    }
+  }
+  std::sort(prefixes.begin(), prefixes.end());
+  size_t prefix_capacity = 16;
+  while (prefix_capacity < 2 * prefixes.size()) prefix_capacity *= 2;
+  prefix3_.assign(prefix_capacity, 0);
+  for (size_t k = 0; k < prefixes.size(); ++k) {
+    if (k + 1 < prefixes.size() && (prefixes[k + 1] >> 32) == (prefixes[k] >> 32)) continue;
+    const auto key = static_cast<uint32_t>(prefixes[k] >> 32);  // the longest is the last
+    size_t s = Hash3(key) & (prefix_capacity - 1);
+    while (prefix3_[s] != 0) s = (s + 1) & (prefix_capacity - 1);
+    prefix3_[s] = (static_cast<uint64_t>(key + 1) << 32) | static_cast<uint32_t>(prefixes[k]);
+  }
   finished_ = true;
   if (rule_ == MergeRule::kMerges && !ignore_merges_ && !ids_only_) {
     // A token may be taken whole only where merging its bytes yields it.
@@ -373,23 +412,12 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
     ids->push_back(whole);
     return;
   }
-  if (algorithm == Algorithm::kAuto && piece.size() <= PieceCache::kMaxBytes) {
-    PieceCache::Entry& e = PieceCache::ForThread().Slot(hash);
-    if (e.serial == serial_ && e.hash == hash && e.length == piece.size() &&
-        std::memcmp(e.bytes, piece.data(), piece.size()) == 0) {
-      ids->insert(ids->end(), e.ids, e.ids + e.id_count);
-      return;
-    }
-    const size_t before = ids->size();
-    MergeLinear(piece, ids);
-    const size_t count = ids->size() - before;
-    if (count <= PieceCache::kMaxIds) {
-      e.serial = serial_;
-      e.hash = hash;
-      e.length = static_cast<uint8_t>(piece.size());
-      e.id_count = static_cast<uint8_t>(count);
-      std::memcpy(e.bytes, piece.data(), piece.size());
-      std::copy(ids->begin() + static_cast<std::ptrdiff_t>(before), ids->end(), e.ids);
+  if (algorithm == Algorithm::kAuto) {
+    // Short pieces are cheaper to merge whole than to scan for cuts.
+    if (piece.size() > kLinearMergeMaxBytes && split_ok_) {
+      EncodeSplit(piece, ids);
+    } else {
+      MergeChunk(piece, hash, ids);
     }
     return;
   }
@@ -400,9 +428,79 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
   }
 }
 
+void BpeModel::MergeChunk(std::string_view chunk, uint64_t hash, std::vector<uint32_t>* ids) const {
+  if (chunk.size() == 1) {
+    EmitPart(byte_ids_[static_cast<unsigned char>(chunk[0])], ids);
+  } else if (chunk.size() <= PieceCache::kMaxBytes) {
+    EncodeCached(chunk, hash, ids);
+  } else if (chunk.size() <= kLinearMergeMaxBytes) {
+    MergeLinear(chunk, ids);
+  } else {
+    MergeLong(chunk, chunk.size() >= kQueueMinBytes, ids);
+  }
+}
+
+void BpeModel::EncodeCached(std::string_view piece, uint64_t hash,
+                            std::vector<uint32_t>* ids) const {
+  PieceCache::Entry& e = PieceCache::ForThread().Slot(hash);
+  if (e.serial == serial_ && e.hash == hash && e.length == piece.size() &&
+      std::memcmp(e.bytes, piece.data(), piece.size()) == 0) {
+    ids->insert(ids->end(), e.ids, e.ids + e.id_count);
+    return;
+  }
+  const size_t before = ids->size();
+  MergeLinear(piece, ids);
+  const size_t count = ids->size() - before;
+  if (count <= PieceCache::kMaxIds) {
+    e.serial = serial_;
+    e.hash = hash;
+    e.length = static_cast<uint8_t>(piece.size());
+    e.id_count = static_cast<uint8_t>(count);
+    std::memcpy(e.bytes, piece.data(), piece.size());
+    std::copy(ids->begin() + static_cast<std::ptrdiff_t>(before), ids->end(), e.ids);
+  }
+}
+
+inline size_t BpeModel::TokenReach(const unsigned char* bytes, size_t i, size_t n) const {
+  if (i + 3 <= n) {
+    const uint32_t key = bytes[i] | (bytes[i + 1] << 8) | (bytes[i + 2] << 16);
+    const uint64_t want = static_cast<uint64_t>(key + 1) << 32;
+    const size_t mask = prefix3_.size() - 1;
+    for (size_t s = Hash3(key) & mask;; s = (s + 1) & mask) {
+      const uint64_t slot = prefix3_[s];
+      if (slot == 0) break;
+      if ((slot & 0xFFFFFFFF00000000ULL) == want) return static_cast<uint32_t>(slot);
+    }
+  }
+  if (i + 2 <= n) {
+    const unsigned pair = bytes[i] | (bytes[i + 1] << 8);
+    if ((token2_bits_[pair >> 6] >> (pair & 63)) & 1) return 2;
+  }
+  return 1;
+}
+
+void BpeModel::EncodeSplit(std::string_view piece, std::vector<uint32_t>* ids) const {
+  // A cut before byte i is exact when no token starting before i reaches past i.
+  const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
+  const size_t n = piece.size();
+  size_t start = 0;
+  size_t reach = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (reach <= i && i > start) {
+      const std::string_view chunk = piece.substr(start, i - start);
+      MergeChunk(chunk, chunk.size() <= PieceCache::kMaxBytes ? HashBytes(chunk) : 0, ids);
+      start = i;
+    }
+    reach = std::max(reach, i + TokenReach(bytes, i, n));
+  }
+  const std::string_view chunk = piece.substr(start);
+  MergeChunk(chunk, chunk.size() <= PieceCache::kMaxBytes ? HashBytes(chunk) : 0, ids);
+}
+
 // The linear merge: parts[0..m) are tokens, pairs[k] the merge of parts[k] and parts[k + 1].
-// Merges the lowest-priority pair (leftmost among equals) until none merges; returns the number
-// of parts left.
+// Merges the lowest-priority pair (leftmost among equals) until none merges; leaves the result in
+// parts[0..r) and returns r. m <= kLinearMergeMaxBytes. (Parts at fixed positions with links and
+// a vectorized minimum took more instructions than these short shifts on the shared corpus.)
 inline size_t BpeModel::MergeLinearParts(uint32_t* parts, Pair* pairs, size_t m) const {
   while (m > 1) {
     size_t best = 0;
@@ -437,59 +535,139 @@ void BpeModel::MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) c
   for (size_t k = 0; k < m; ++k) EmitPart(parts[k], ids);
 }
 
-void BpeModel::MergeHeap(std::string_view piece, std::vector<uint32_t>* ids) const {
-  // Parts form a doubly linked list over the byte positions where they start. The heap holds a
-  // candidate for every adjacent pair, keyed by (priority, position); a candidate whose parts
-  // have changed since it was pushed is skipped when popped.
+size_t BpeModel::MergeLongParts(std::vector<uint32_t>& parts, std::vector<Pair>& pairs,
+                                bool queue) const {
+  // Parts stay at their positions; next/prev links skip the parts merged away. pairs[k] is the
+  // current pair of the part at k (kNone for a part merged away, or the last one).
   constexpr uint32_t kNil = UINT32_MAX;
-  struct Node {
-    uint32_t id;
-    uint32_t prev;
-    uint32_t next;
-  };
-  struct Candidate {
-    uint64_t key;  // priority << 32 | position of the left part
-    uint32_t left;
-    uint32_t right;
-    uint32_t result;
-  };
-  constexpr uint32_t kDead = kNone - 1;
-  const auto n = static_cast<uint32_t>(piece.size());  // EncodePiece keeps pieces below 4 GiB
-  const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
-  std::vector<Node> nodes(n);
+  const auto n = static_cast<uint32_t>(parts.size());  // EncodePiece keeps pieces below 4 GiB
+  std::vector<uint32_t> next(n);
+  std::vector<uint32_t> prev(n);
   for (uint32_t k = 0; k < n; ++k) {
-    nodes[k] = {byte_ids_[bytes[k]], k == 0 ? kNil : k - 1, k + 1 < n ? k + 1 : kNil};
+    next[k] = k + 1 < n ? k + 1 : kNil;
+    prev[k] = k == 0 ? kNil : k - 1;
   }
-  auto later = [](const Candidate& a, const Candidate& b) { return a.key > b.key; };
-  std::vector<Candidate> heap;
-  heap.reserve(n);
-  auto push = [&](uint32_t pos, Pair pair) {
-    if (pair.priority == kNone) return;
-    const uint32_t next = nodes[pos].next;
-    heap.push_back({(static_cast<uint64_t>(pair.priority) << 32) | pos, nodes[pos].id,
-                    nodes[next].id, pair.result});
+  // Merges the pair at pos (current) and calls push(k) for the positions whose pair changed.
+  const auto merge = [&](uint32_t pos, auto&& push) {
+    const uint32_t right = next[pos];
+    parts[pos] = pairs[pos].result;
+    pairs[right] = Pair{};
+    const uint32_t after = next[right];
+    next[pos] = after;
+    if (pos != 0) {  // position 0 is never merged away, so pos > 0 has a live predecessor
+      const uint32_t before = prev[pos];
+      pairs[before] = LookupPair(parts[before], parts[pos]);
+      push(before);
+    }
+    if (after != kNil) {
+      prev[after] = pos;
+      pairs[pos] = LookupPair(parts[pos], parts[after]);
+      push(pos);
+    } else {
+      pairs[pos] = Pair{};
+    }
+  };
+  const auto result = [&] {
+    size_t count = 0;
+    for (uint32_t k = 0; k != kNil; k = next[k]) parts[count++] = parts[k];
+    return count;
+  };
+
+  if (queue) {
+    // The bucket queue: one bucket of positions per priority, the priorities in a min-heap. In a
+    // trained vocabulary a merge of priority r creates pairs of later priorities only; then no
+    // candidate of priority r can come once bucket r is taken, and its positions, sorted, are
+    // merged in order (leftmost first), each checked to be current. A merge that creates a pair
+    // of priority r or lower ends the queue: the heap below takes over from that state.
+    std::vector<std::vector<uint32_t>> buckets;
+    std::unordered_map<uint32_t, uint32_t> bucket_of;  // priority -> index in buckets
+    std::vector<uint32_t> order;                       // min-heap of the priorities with a bucket
+    const auto later = [](uint32_t a, uint32_t b) { return a > b; };
+    uint64_t floor = 0;  // pairs must have a priority of at least this (current + 1)
+    bool inverted = false;
+    const auto push = [&](uint32_t pos) {
+      const uint32_t priority = pairs[pos].priority;
+      if (priority == kNone) return;
+      if (priority < floor) {
+        inverted = true;
+        return;
+      }
+      const auto [it, added] =
+          bucket_of.try_emplace(priority, static_cast<uint32_t>(buckets.size()));
+      if (added) {
+        buckets.emplace_back();
+        order.push_back(priority);
+        std::push_heap(order.begin(), order.end(), later);
+      }
+      buckets[it->second].push_back(pos);
+    };
+    for (uint32_t k = 0; k < n; ++k) push(k);
+    std::vector<uint32_t> positions;
+    while (!order.empty() && !inverted) {
+      std::pop_heap(order.begin(), order.end(), later);
+      const uint32_t priority = order.back();
+      order.pop_back();
+      const auto found = bucket_of.find(priority);
+      positions.swap(buckets[found->second]);
+      bucket_of.erase(found);
+      floor = uint64_t{priority} + 1;
+      // Pushes arrive in runs of rising positions; sort only if the runs interleave.
+      if (!std::is_sorted(positions.begin(), positions.end())) {
+        std::sort(positions.begin(), positions.end());
+      }
+      for (const uint32_t pos : positions) {
+        if (pairs[pos].priority != priority) continue;
+        merge(pos, push);
+        if (inverted) break;
+      }
+      positions.clear();
+      positions.shrink_to_fit();
+    }
+    if (!inverted) return result();
+  }
+
+  // The heap: 8-byte candidates, priority << 32 | position, one for every current pair, built at
+  // once with make_heap. A candidate is current iff pairs[position].priority still equals its
+  // priority; a stale one that matches has the same key as the current one, so taking either
+  // gives the same merge.
+  std::vector<uint64_t> heap;
+  heap.reserve(n / 2 + 16);
+  for (uint32_t k = 0; k != kNil; k = next[k]) {
+    if (pairs[k].priority != kNone) {
+      heap.push_back((static_cast<uint64_t>(pairs[k].priority) << 32) | k);
+    }
+  }
+  const auto later = [](uint64_t a, uint64_t b) { return a > b; };
+  std::make_heap(heap.begin(), heap.end(), later);
+  const auto push = [&](uint32_t pos) {
+    if (pairs[pos].priority == kNone) return;
+    heap.push_back((static_cast<uint64_t>(pairs[pos].priority) << 32) | pos);
     std::push_heap(heap.begin(), heap.end(), later);
   };
-  for (uint32_t k = 0; k + 1 < n; ++k) push(k, byte_pairs_[bytes[k] * 256 + bytes[k + 1]]);
   while (!heap.empty()) {
     std::pop_heap(heap.begin(), heap.end(), later);
-    const Candidate c = heap.back();
+    const uint64_t key = heap.back();
     heap.pop_back();
-    const auto pos = static_cast<uint32_t>(c.key & 0xFFFFFFFFu);
-    Node& node = nodes[pos];
-    if (node.id != c.left || node.next == kNil) continue;
-    Node& right = nodes[node.next];
-    if (right.id != c.right) continue;
-    node.id = c.result;
-    right.id = kDead;
-    node.next = right.next;
-    if (node.next != kNil) {
-      nodes[node.next].prev = pos;
-      push(pos, LookupPair(node.id, nodes[node.next].id));
-    }
-    if (node.prev != kNil) push(node.prev, LookupPair(nodes[node.prev].id, node.id));
+    const auto pos = static_cast<uint32_t>(key);
+    if (pairs[pos].priority != static_cast<uint32_t>(key >> 32)) continue;
+    merge(pos, push);
   }
-  for (uint32_t k = 0; k != kNil; k = nodes[k].next) EmitPart(nodes[k].id, ids);
+  return result();
+}
+
+void BpeModel::MergeHeap(std::string_view piece, std::vector<uint32_t>* ids) const {
+  MergeLong(piece, false, ids);
+}
+
+void BpeModel::MergeLong(std::string_view piece, bool queue, std::vector<uint32_t>* ids) const {
+  const size_t n = piece.size();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
+  std::vector<uint32_t> parts(n);
+  std::vector<Pair> pairs(n);
+  for (size_t k = 0; k < n; ++k) parts[k] = byte_ids_[bytes[k]];
+  for (size_t k = 0; k + 1 < n; ++k) pairs[k] = byte_pairs_[bytes[k] * 256 + bytes[k + 1]];
+  const size_t count = MergeLongParts(parts, pairs, queue);
+  for (size_t k = 0; k < count; ++k) EmitPart(parts[k], ids);
 }
 
 void BpeModel::MergeIds(std::span<const uint32_t> parts, std::vector<uint32_t>* ids) const {
@@ -509,55 +687,11 @@ void BpeModel::MergeIds(std::span<const uint32_t> parts, std::vector<uint32_t>* 
     ids->insert(ids->end(), p, p + m);
     return;
   }
-  // As MergeHeap, over the given parts.
-  constexpr uint32_t kNil = UINT32_MAX;
-  struct Node {
-    uint32_t id;
-    uint32_t prev;
-    uint32_t next;
-  };
-  struct Candidate {
-    uint64_t key;  // priority << 32 | position of the left part
-    uint32_t left;
-    uint32_t right;
-    uint32_t result;
-  };
-  constexpr uint32_t kDead = kNone - 1;
-  const auto count = static_cast<uint32_t>(n);
-  std::vector<Node> nodes(n);
-  for (uint32_t k = 0; k < count; ++k) {
-    nodes[k] = {parts[k], k == 0 ? kNil : k - 1, k + 1 < count ? k + 1 : kNil};
-  }
-  auto later = [](const Candidate& a, const Candidate& b) { return a.key > b.key; };
-  std::vector<Candidate> heap;
-  heap.reserve(n);
-  auto push = [&](uint32_t pos, Pair pair) {
-    if (pair.priority == kNone) return;
-    const uint32_t next = nodes[pos].next;
-    heap.push_back({(static_cast<uint64_t>(pair.priority) << 32) | pos, nodes[pos].id,
-                    nodes[next].id, pair.result});
-    std::push_heap(heap.begin(), heap.end(), later);
-  };
-  for (uint32_t k = 0; k + 1 < count; ++k) push(k, LookupPair(parts[k], parts[k + 1]));
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), later);
-    const Candidate c = heap.back();
-    heap.pop_back();
-    const auto pos = static_cast<uint32_t>(c.key & 0xFFFFFFFFu);
-    Node& node = nodes[pos];
-    if (node.id != c.left || node.next == kNil) continue;
-    Node& right = nodes[node.next];
-    if (right.id != c.right) continue;
-    node.id = c.result;
-    right.id = kDead;
-    node.next = right.next;
-    if (node.next != kNil) {
-      nodes[node.next].prev = pos;
-      push(pos, LookupPair(node.id, nodes[node.next].id));
-    }
-    if (node.prev != kNil) push(node.prev, LookupPair(nodes[node.prev].id, node.id));
-  }
-  for (uint32_t k = 0; k != kNil; k = nodes[k].next) ids->push_back(nodes[k].id);
+  std::vector<uint32_t> p(parts.begin(), parts.end());
+  std::vector<Pair> pairs(n);
+  for (size_t k = 0; k + 1 < n; ++k) pairs[k] = LookupPair(p[k], p[k + 1]);
+  const size_t count = MergeLongParts(p, pairs, false);
+  ids->insert(ids->end(), p.begin(), p.begin() + static_cast<std::ptrdiff_t>(count));
 }
 
 }  // namespace tokenmill::bpe

@@ -12,11 +12,22 @@
 // kRanks it holds every split of every token into two tokens. The table packs a pair into 8
 // bytes, and a Bloom filter in front of it answers most look-ups (about 70% of the pairs looked
 // up do not merge); pairs of two single bytes come from a 256 x 256 array. Short pieces merge
-// with a linear scan (as tiktoken); long ones with a heap over a linked list, O(n log n) in the
-// piece length. Merged pieces of up to 22 bytes are remembered in a bounded per-thread cache (4096
-// entries), which returns exactly what merging would. Limits: ids below 2^21 - 1, at most 2^22 - 1
-// pairs (Finish() says so). Thread-safety: immutable after Finish(); EncodePiece() may run on many
-// threads.
+// with a linear scan (as tiktoken; shifting the arrays costs less than linking them at these
+// lengths); long ones with a heap of 8-byte candidates, O(n log n) in the piece length, or the
+// bucket queue (kQueueMinBytes). Merged pieces of up to 22
+// bytes are remembered in a bounded per-thread cache (4096 entries), which returns exactly what
+// merging would.
+// Exact split: every merge result is a token whose bytes are a substring of the piece, so a
+// position inside the piece that no token occurring there spans is never crossed by a merge, and
+// the parts between such positions merge independently (for both rules: among the pairs of one
+// part, the lowest priority and leftmost pair is the one the whole piece merges next). A piece
+// longer than kLinearMergeMaxBytes is cut there (found with an upper bound on the length of the
+// tokens starting at each byte, from a table of 3-byte token prefixes), and its parts merge on
+// their own (short ones through the cache) instead of in one heap. Used only when every merge
+// result is the concatenation of its two parts (Finish() checks; HF's continuing_subword_prefix
+// is not). Limits:
+// ids below 2^21 - 1, at most 2^22 - 1 pairs (Finish() says so). Thread-safety: immutable after
+// Finish(); EncodePiece() may run on many threads.
 #pragma once
 
 #include <cstdint>
@@ -37,6 +48,11 @@ class BpeModel {
   static constexpr uint32_t kNone = UINT32_MAX;
   // Pieces of at most this many bytes merge with the linear scan.
   static constexpr size_t kLinearMergeMaxBytes = 64;
+  // kAuto merges pieces (or parts of them) of this many bytes or more with a bucket queue first:
+  // in a trained vocabulary a merge creates pairs of later priorities only, so the pairs of one
+  // priority can be taken in position order, each bucket once (linear in practice, and 8 bytes a
+  // byte less than the heap). A merge that creates an earlier pair hands the rest to the heap.
+  static constexpr size_t kQueueMinBytes = 4096;
   // Pieces of this many bytes or more (4 GiB) are encoded in chunks of kMaxPieceBytes - 1 bytes.
   static constexpr size_t kMaxPieceBytes = size_t{1} << 32;
 
@@ -73,10 +89,14 @@ class BpeModel {
   // REQUIRES: every token and merge added.
   Status Finish();
 
-  // How a piece that is not taken whole is merged. kAuto: linear up to kLinearMergeMaxBytes, heap
-  // above. kLinear applies to pieces up to kLinearMergeMaxBytes only. (For tests and benchmarks;
-  // all give the same ids.)
+  // How a piece that is not taken whole is merged. kAuto: the cache, the exact split of long
+  // pieces, linear up to kLinearMergeMaxBytes, heap above. kLinear (pieces up to
+  // kLinearMergeMaxBytes only, heap above) and kHeap merge the whole piece, with neither cache nor
+  // split. (For tests and benchmarks; all give the same ids.)
   enum class Algorithm { kAuto, kLinear, kHeap };
+
+  // Whether kAuto cuts long pieces at positions no token spans (see above). After Finish().
+  bool splits_long_pieces() const { return split_ok_; }
 
   // Appends the ids of `piece` to *ids. REQUIRES: Finish() succeeded.
   void EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
@@ -134,6 +154,20 @@ class BpeModel {
   size_t MergeLinearParts(uint32_t* parts, Pair* pairs, size_t m) const;
   void MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) const;
   void MergeHeap(std::string_view piece, std::vector<uint32_t>* ids) const;
+  // The merge of parts[0..n), pairs[k] the pair of parts k and k + 1 (pairs.size() == n, the last
+  // one none), with the bucket queue first if `queue`, else the heap: leaves the result in
+  // parts[0..r) and returns r.
+  size_t MergeLongParts(std::vector<uint32_t>& parts, std::vector<Pair>& pairs, bool queue) const;
+  // The heap merge of a piece (the queue first if `queue`).
+  void MergeLong(std::string_view piece, bool queue, std::vector<uint32_t>* ids) const;
+  // A piece (or a part of one) merged without the whole-token rule: the cache, linear or heap.
+  void MergeChunk(std::string_view chunk, uint64_t hash, std::vector<uint32_t>* ids) const;
+  // The linear merge through the per-thread cache (pieces of up to 22 bytes).
+  void EncodeCached(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids) const;
+  // Cuts `piece` at positions no token spans and merges the parts.
+  void EncodeSplit(std::string_view piece, std::vector<uint32_t>* ids) const;
+  // An upper bound on the length of the tokens that start at bytes[i] (bytes[0..n), i < n).
+  size_t TokenReach(const unsigned char* bytes, size_t i, size_t n) const;
   void EmitPart(uint32_t id, std::vector<uint32_t>* ids) const;
 
   MergeRule rule_;
@@ -164,6 +198,12 @@ class BpeModel {
   uint32_t byte_ids_[256];
   std::vector<Pair> byte_pairs_;   // 256 x 256: the pairs of two single-byte tokens, by byte value
   std::vector<uint8_t> whole_ok_;  // kMerges: merging the token's bytes gives the token itself
+  // The exact split (see above): whether it applies; for every 3-byte prefix of a token of 3
+  // bytes or more, the longest such token (open addressing: (prefix + 1) << 32 | length, 0 for
+  // empty); and the 2-byte tokens, as a bit set by their bytes.
+  bool split_ok_ = false;
+  std::vector<uint64_t> prefix3_;
+  std::vector<uint64_t> token2_bits_;
 };
 
 }  // namespace tokenmill::bpe

@@ -3,12 +3,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
 #include "tokenmill/tokenizer/loaders/bpe_test_util.h"
+#include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
 
 namespace tokenmill::bpe {
 namespace {
@@ -100,6 +102,199 @@ TEST(BpeModelTest, BuildErrors) {
   EXPECT_THAT(merges.AddMerge(0, 7).message(), HasSubstr("unknown"));
 }
 
+// A plain reference merge: repeatedly the adjacent pair with the lowest priority, leftmost among
+// equals. `priority` gives a pair's priority (or nullopt), `result` its token.
+struct Reference {
+  MergeRule rule;
+  std::map<std::string, uint32_t> ids;                     // token bytes -> id
+  std::map<std::pair<uint32_t, uint32_t>, uint32_t> line;  // kMerges: pair -> last line
+
+  std::vector<uint32_t> Encode(const std::string& piece) const {
+    if (auto it = ids.find(piece); it != ids.end() && rule == MergeRule::kRanks)
+      return {it->second};
+    std::vector<std::string> parts;
+    for (char c : piece) parts.emplace_back(1, c);
+    for (;;) {
+      size_t best = parts.size();
+      uint32_t best_priority = UINT32_MAX;
+      for (size_t k = 0; k + 1 < parts.size(); ++k) {
+        const std::string joined = parts[k] + parts[k + 1];
+        const auto token = ids.find(joined);
+        if (token == ids.end()) continue;
+        uint32_t priority = token->second;
+        if (rule == MergeRule::kMerges) {
+          const auto l = line.find({ids.at(parts[k]), ids.at(parts[k + 1])});
+          if (l == line.end()) continue;
+          priority = l->second;
+        }
+        if (priority < best_priority) {
+          best_priority = priority;
+          best = k;
+        }
+      }
+      if (best == parts.size()) break;
+      parts[best] += parts[best + 1];
+      parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+    }
+    std::vector<uint32_t> out;
+    for (const std::string& part : parts) out.push_back(ids.at(part));
+    return out;
+  }
+};
+
+// A random vocabulary over "abc" (and the 256 bytes): `trained` grows it as BPE training does
+// (each new token the concatenation of two earlier ones, later priorities for later tokens);
+// otherwise tokens of 2 to 6 letters get ranks in random order (pairs may then create pairs of
+// an earlier priority, which the bucket queue hands to the heap).
+std::pair<BpeModel, Reference> RandomModel(MergeRule rule, bool trained, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Reference ref{rule, {}, {}};
+  BpeModel model(rule);
+  for (int b = 0; b < 256; ++b) {
+    EXPECT_TRUE(model.AddToken(std::string(1, static_cast<char>(b)), b).ok());
+    ref.ids[std::string(1, static_cast<char>(b))] = b;
+  }
+  std::vector<std::string> tokens = {"a", "b", "c"};
+  uint32_t next_id = 256;
+  std::vector<std::pair<uint32_t, uint32_t>> merges;
+  if (trained || rule == MergeRule::kMerges) {
+    for (int i = 0; i < 60; ++i) {
+      const std::string left = tokens[rng() % tokens.size()];
+      const std::string right = tokens[rng() % tokens.size()];
+      const std::string joined = left + right;
+      if (joined.size() > 8) continue;
+      if (!ref.ids.contains(joined)) {
+        EXPECT_TRUE(model.AddToken(joined, next_id).ok());
+        ref.ids[joined] = next_id++;
+        tokens.push_back(joined);
+      }
+      merges.push_back({ref.ids.at(left), ref.ids.at(right)});
+    }
+    if (!trained) std::shuffle(merges.begin(), merges.end(), rng);
+  } else {
+    std::vector<std::string> words;
+    for (int i = 0; i < 60; ++i) {
+      std::string word;
+      const size_t length = 2 + rng() % 5;
+      while (word.size() < length) word.push_back("abc"[rng() % 3]);
+      if (!ref.ids.contains(word)) {
+        ref.ids[word] = 0;
+        words.push_back(word);
+      }
+    }
+    std::vector<uint32_t> ranks(words.size());
+    for (size_t k = 0; k < ranks.size(); ++k) ranks[k] = 256 + static_cast<uint32_t>(k);
+    std::shuffle(ranks.begin(), ranks.end(), rng);
+    for (size_t k = 0; k < words.size(); ++k) {
+      ref.ids[words[k]] = ranks[k];
+      EXPECT_TRUE(model.AddToken(words[k], ranks[k]).ok());
+    }
+  }
+  if (rule == MergeRule::kMerges) {
+    for (size_t k = 0; k < merges.size(); ++k) {
+      EXPECT_TRUE(model.AddMerge(merges[k].first, merges[k].second).ok());
+      ref.line[merges[k]] = static_cast<uint32_t>(k);
+    }
+  }
+  EXPECT_TRUE(model.Finish().ok());
+  return {std::move(model), std::move(ref)};
+}
+
+std::string RandomPiece(std::mt19937& rng, size_t length) {
+  std::string piece;
+  // Runs of one letter now and then: the merge's worst case.
+  while (piece.size() < length) {
+    const char c = "abc"[rng() % 3];
+    piece.append(rng() % 8 == 0 ? 1 + rng() % 40 : 1, c);
+  }
+  piece.resize(length);
+  return piece;
+}
+
+TEST(BpeModelTest, AllAlgorithmsMatchAReferenceOnRandomVocabularies) {
+  // Lengths up to 300 cover the cache (up to 22 bytes), the split, the linear merge (up to 64)
+  // and the heap.
+  for (const MergeRule rule : {MergeRule::kRanks, MergeRule::kMerges}) {
+    for (const bool trained : {true, false}) {
+      for (uint32_t seed = 1; seed <= 6; ++seed) {
+        auto [model, ref] = RandomModel(rule, trained, seed);
+        EXPECT_TRUE(model.splits_long_pieces());
+        std::mt19937 rng(seed * 31 + trained);
+        for (int round = 0; round < 150; ++round) {
+          const size_t length = 1 + rng() % (round % 3 == 0 ? 300 : 40);
+          const std::string piece = RandomPiece(rng, length);
+          const std::vector<uint32_t> want = ref.Encode(piece);
+          // Twice with kAuto: the second is answered by the per-thread cache.
+          EXPECT_EQ(Encode(model, piece), want) << piece;
+          EXPECT_EQ(Encode(model, piece), want) << piece;
+          EXPECT_EQ(Encode(model, piece, BpeModel::Algorithm::kLinear), want) << piece;
+          EXPECT_EQ(Encode(model, piece, BpeModel::Algorithm::kHeap), want) << piece;
+        }
+      }
+    }
+  }
+}
+
+TEST(BpeModelTest, BucketQueueMatchesTheHeapOnLongPieces) {
+  // kAuto merges pieces of kQueueMinBytes or more with the bucket queue (after the split); in
+  // the untrained vocabularies the queue meets pairs of earlier priorities and hands over to
+  // the heap mid-way.
+  for (const MergeRule rule : {MergeRule::kRanks, MergeRule::kMerges}) {
+    for (const bool trained : {true, false}) {
+      auto [model, ref] = RandomModel(rule, trained, 99);
+      std::mt19937 rng(5);
+      for (int round = 0; round < 6; ++round) {
+        const size_t length = BpeModel::kQueueMinBytes + rng() % 6000;
+        std::string piece = round % 2 == 0 ? RandomPiece(rng, length) : std::string(length, 'a');
+        EXPECT_EQ(Encode(model, piece), Encode(model, piece, BpeModel::Algorithm::kHeap))
+            << "round " << round;
+      }
+    }
+  }
+}
+
+TEST(BpeModelTest, BucketQueueHandsOverWhenAMergeCreatesAnEarlierPair) {
+  // "aa" (300) creates (aa, a) = "aaa" (260), earlier than the bucket being merged: after the
+  // first "aa" the next merge is "aaa", not the next "aa"; two "aaa" then make "aaaaaa" (301).
+  BpeModel model = SmallModel(MergeRule::kRanks, {{"aa", 300}, {"aaa", 260}, {"aaaaaa", 301}});
+  ASSERT_TRUE(model.Finish().ok());
+  std::string piece(BpeModel::kQueueMinBytes + 7, 'a');
+  const std::vector<uint32_t> heap = Encode(model, piece, BpeModel::Algorithm::kHeap);
+  ASSERT_FALSE(heap.empty());
+  EXPECT_EQ(heap[0], 301u);
+  EXPECT_EQ(Encode(model, piece), heap);
+  piece[100] = 'b';
+  EXPECT_EQ(Encode(model, piece), Encode(model, piece, BpeModel::Algorithm::kHeap));
+}
+
+TEST(BpeModelTest, NoSplitWhenAMergeResultIsNotTheConcatenation) {
+  // HF's continuing_subword_prefix: "a" + "b" gives "##ab"; a cut could then be crossed.
+  BpeModel model = SmallModel(MergeRule::kMerges, {{"##ab", 256}, {"ab", 257}});
+  ASSERT_TRUE(model.AddMergeWithResult('a', 'b', 256).ok());
+  ASSERT_TRUE(model.Finish().ok());
+  EXPECT_FALSE(model.splits_long_pieces());
+  const std::string piece = std::string(100, 'x') + "ab";
+  std::vector<uint32_t> want(piece.size() - 2, 'x');
+  want.push_back(256);
+  EXPECT_EQ(Encode(model, piece), want);
+  EXPECT_EQ(Encode(model, piece, BpeModel::Algorithm::kHeap), want);
+}
+
+TEST(BpeModelTest, SplitKeepsTokensThatSpanManyBytes) {
+  // A long token inside a piece longer than kLinearMergeMaxBytes (so it is split): no cut may
+  // fall inside it.
+  BpeModel model = SmallModel(MergeRule::kRanks, {{"xy", 256}, {"xyxy", 257}, {"xyxyxyxy", 258}});
+  ASSERT_TRUE(model.Finish().ok());
+  ASSERT_TRUE(model.splits_long_pieces());
+  const std::string piece = std::string(100, 'z') + "xyxyxyxy" + std::string(30, 'z') + "xyx";
+  std::vector<uint32_t> want(100, 'z');
+  want.push_back(258);
+  want.insert(want.end(), 30, 'z');
+  want.insert(want.end(), {256, 'x'});
+  EXPECT_EQ(Encode(model, piece), want);
+  EXPECT_EQ(Encode(model, piece, BpeModel::Algorithm::kHeap), want);
+}
+
 // The real cl100k_base ranks from the repo.
 const Tokenizer& Cl100k() {
   static const Tokenizer* const t = [] {
@@ -135,6 +330,43 @@ TEST(BpeModelTest, LinearAndHeapMergesAgree) {
               Encode(model, piece, BpeModel::Algorithm::kHeap))
         << piece;
   }
+}
+
+TEST(BpeModelTest, LongPiecesAgreeWithTheHeapOnCl100k) {
+  // kAuto (split, cache, linear, bucket queue) against the heap on long pieces of letters, CJK,
+  // digits and random bytes, with the real cl100k_base ranks.
+  BpeModel model(MergeRule::kRanks);
+  for (uint32_t id = 0; id < 100256; ++id) {
+    ASSERT_TRUE(model.AddToken(Cl100k().IdToToken(id), id).ok()) << id;
+  }
+  ASSERT_TRUE(model.Finish().ok());
+  ASSERT_TRUE(model.splits_long_pieces());
+  std::mt19937 rng(3);
+  const std::string cjk[] = {"\xe4\xb8\xad", "\xe6\x96\x87", "\xe7\x9a\x84",
+                             "\xe4\xba\xba", "\xe5\x9c\xa8", "\xe6\x98\xaf"};
+  for (int round = 0; round < 40; ++round) {
+    const size_t length = round < 30 ? 23 + rng() % 400 : BpeModel::kQueueMinBytes + rng() % 20000;
+    std::string piece;
+    while (piece.size() < length) {
+      switch (round % 4) {
+        case 0:
+          piece += cjk[rng() % 6];
+          break;
+        case 1:
+          piece.push_back("etaoin shrdlu"[rng() % 13]);
+          break;
+        case 2:
+          piece.push_back(static_cast<char>('0' + rng() % 10));
+          break;
+        default:
+          piece.push_back(static_cast<char>(rng() & 0xFF));
+      }
+    }
+    EXPECT_EQ(Encode(model, piece), Encode(model, piece, BpeModel::Algorithm::kHeap))
+        << "round " << round;
+  }
+  const std::string run(200000, 'a');
+  EXPECT_EQ(Encode(model, run), Encode(model, run, BpeModel::Algorithm::kHeap));
 }
 
 TEST(BpeModelTest, OneMegabyteRunOfOneLetterFinishes) {

@@ -19,6 +19,8 @@ constexpr std::string_view kGpt2Regex =
     R"('s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
 constexpr std::string_view kCl100kRegex =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+constexpr std::string_view kQwen2Regex =
+    R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 constexpr std::string_view kO200kRegex =
     R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 // Other spellings of the same patterns.
@@ -122,7 +124,12 @@ class Scanner {
 
   // (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}|
   //  ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
-  size_t Cl100k(size_t i) const {
+  // (kMaxDigits 3; Qwen2's pattern is the same with \p{N}, kMaxDigits 1.)
+  size_t Cl100k(size_t i) const { return Cl100kLike<3>(i); }
+  size_t Qwen2(size_t i) const { return Cl100kLike<1>(i); }
+
+  template <int kMaxDigits>
+  size_t Cl100kLike(size_t i) const {
     if (size_t m = ContractionNoCase(i)) return i + m;
     size_t len;
     const uint8_t k = At(i, &len);
@@ -133,7 +140,7 @@ class Scanner {
     }
     if (k & kNumber) {
       size_t j = i + len;
-      for (int count = 1; count < 3 && j < n_; ++count) {
+      for (int count = 1; count < kMaxDigits && j < n_; ++count) {
         size_t len2;
         if ((At(j, &len2) & kNumber) == 0) break;
         j += len2;
@@ -261,6 +268,8 @@ std::string_view PatternRegex(Pattern p) {
       return kCl100kRegex;
     case Pattern::kO200k:
       return kO200kRegex;
+    case Pattern::kQwen2:
+      return kQwen2Regex;
   }
   return kGpt2Regex;
 }
@@ -273,6 +282,8 @@ std::string_view PatternName(Pattern p) {
       return "cl100k_base";
     case Pattern::kO200k:
       return "o200k_base";
+    case Pattern::kQwen2:
+      return "qwen2";
   }
   return "?";
 }
@@ -281,6 +292,7 @@ std::optional<Pattern> KnownPattern(std::string_view regex) {
   if (regex == kGpt2Regex || regex == kGpt2RegexPython) return Pattern::kGpt2;
   if (regex == kCl100kRegex || regex == kCl100kRegexPython) return Pattern::kCl100k;
   if (regex == kO200kRegex) return Pattern::kO200k;
+  if (regex == kQwen2Regex) return Pattern::kQwen2;
   return std::nullopt;
 }
 
@@ -293,6 +305,8 @@ size_t ScanPiece(Pattern p, std::string_view text, size_t pos) {
       return scanner.Cl100k(pos);
     case Pattern::kO200k:
       return scanner.O200k(pos);
+    case Pattern::kQwen2:
+      return scanner.Qwen2(pos);
   }
   return text.size();
 }
@@ -488,6 +502,13 @@ void PreTokenizer::Split(std::string_view text, std::vector<std::string_view>* p
           pos = end;
         }
         break;
+      case Pattern::kQwen2:
+        while (pos < n) {
+          const size_t end = scanner.Qwen2(pos);
+          pieces->push_back(text.substr(pos, end - pos));
+          pos = end;
+        }
+        break;
     }
     return;
   }
@@ -518,6 +539,9 @@ void PreTokenizer::Visit(std::string_view text,
         break;
       case Pattern::kO200k:
         end = scanner.O200k(pos);
+        break;
+      case Pattern::kQwen2:
+        end = scanner.Qwen2(pos);
         break;
     }
     visit(text.substr(pos, end - pos));

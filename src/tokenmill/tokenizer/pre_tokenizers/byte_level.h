@@ -29,9 +29,11 @@ enum class Pattern {
   kGpt2,    // gpt2, r50k_base, p50k_base; HF ByteLevel(use_regex=true)
   kCl100k,  // cl100k_base (also Llama 3)
   kO200k,   // o200k_base
+  kQwen2,   // Qwen2, Qwen2.5, Qwen3 tokenizer.json: cl100k_base with one digit a piece
 };
 
-// tiktoken's pattern string for `p` (tiktoken/registry.json of tiktoken 1.0.22).
+// tiktoken's pattern string for `p` (tiktoken/registry.json of tiktoken 1.0.22; kQwen2: the Split
+// regex of Qwen's tokenizer.json).
 std::string_view PatternRegex(Pattern p);
 std::string_view PatternName(Pattern p);
 

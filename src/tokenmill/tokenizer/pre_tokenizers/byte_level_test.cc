@@ -15,7 +15,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr Pattern kPatterns[] = {Pattern::kGpt2, Pattern::kCl100k, Pattern::kO200k};
+constexpr Pattern kPatterns[] = {Pattern::kGpt2, Pattern::kCl100k, Pattern::kO200k,
+                                 Pattern::kQwen2};
 
 std::vector<std::string> Pieces(Pattern p, std::string_view text) {
   std::vector<std::string_view> pieces;
@@ -25,10 +26,11 @@ std::vector<std::string> Pieces(Pattern p, std::string_view text) {
 
 // The reference: the pattern itself, run by PCRE2 with tiktoken's character classes.
 const RegexSplitter& Reference(Pattern p) {
-  static const RegexSplitter* const splitters[3] = {
+  static const RegexSplitter* const splitters[4] = {
       RegexSplitter::Compile(PatternRegex(Pattern::kGpt2)).value().release(),
       RegexSplitter::Compile(PatternRegex(Pattern::kCl100k)).value().release(),
       RegexSplitter::Compile(PatternRegex(Pattern::kO200k)).value().release(),
+      RegexSplitter::Compile(PatternRegex(Pattern::kQwen2)).value().release(),
   };
   return *splitters[static_cast<int>(p)];
 }
@@ -118,6 +120,9 @@ TEST(BpePreTokenizerTest, Cl100kNumbersContractionsAndPrefixes) {
   EXPECT_THAT(Pieces(Pattern::kCl100k, "a\n\n  b\r\n"),
               ElementsAre("a", "\n\n", " ", " b", "\r\n"));
   EXPECT_THAT(Pieces(Pattern::kCl100k, "x!!\n\ny"), ElementsAre("x", "!!\n\n", "y"));
+  // Qwen2: one digit a piece.
+  EXPECT_THAT(Pieces(Pattern::kQwen2, "1234 a1b22 don't"),
+              ElementsAre("1", "2", "3", "4", " a", "1", "b", "2", "2", " don", "'t"));
 }
 
 TEST(BpePreTokenizerTest, O200kCaseClasses) {
@@ -218,6 +223,11 @@ TEST(BpePreTokenizerTest, PiecesCoverInvalidUtf8WithoutCrashing) {
 
 TEST(BpePreTokenizerTest, KnownPatternSpellings) {
   EXPECT_EQ(KnownPattern(PatternRegex(Pattern::kO200k)), Pattern::kO200k);
+  // Qwen2/2.5/3's Split regex, as their tokenizer.json spells it.
+  EXPECT_EQ(
+      KnownPattern(
+          R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)"),
+      Pattern::kQwen2);
   EXPECT_EQ(
       KnownPattern(R"('(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)"),
       Pattern::kGpt2);
