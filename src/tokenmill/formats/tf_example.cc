@@ -88,7 +88,7 @@ FeatureSizes SizesOf(std::string_view key, const std::vector<T>& values) {
       for (uint8_t v : values) packed += VarintSize(v);
     }
   } else {
-    for (T v : values) packed += VarintSize(static_cast<uint64_t>(v));
+    static_assert(std::is_same_v<T, uint8_t>, "id lists are sized as FeatureList encodes them");
   }
   return SizesFromPacked(key, packed, values.empty());
 }

@@ -167,16 +167,23 @@ TEST(TfExample, EmptyListOmitsTheValueField) {
   EXPECT_TRUE(back.tokens.empty());
 }
 
+// Encodes `e`, decodes it back and expects the three ELECTRA features unchanged; returns the
+// encoding.
+std::string ExpectRoundTrip(const Example& e, Example* back) {
+  std::string out;
+  EncodeTfExample(e, &out);
+  EXPECT_TRUE(DecodeTfExample(out, back).ok());
+  EXPECT_EQ(back->tokens, e.tokens);
+  EXPECT_EQ(back->input_mask, e.input_mask);
+  EXPECT_EQ(back->segment_ids, e.segment_ids);
+  return out;
+}
+
 TEST(TfExample, RoundTrip) {
   Example e = testing::Electra({101, 2023, 2003, 102, 1037, 102}, 16, 4);
   e.tokens[0] = 4294967295u;  // the largest id survives too
-  std::string out;
-  EncodeTfExample(e, &out);
   Example back;
-  ASSERT_TRUE(DecodeTfExample(out, &back).ok());
-  EXPECT_EQ(back.tokens, e.tokens);
-  EXPECT_EQ(back.input_mask, e.input_mask);
-  EXPECT_EQ(back.segment_ids, e.segment_ids);
+  ExpectRoundTrip(e, &back);
   EXPECT_EQ(back.num_real_tokens, 6u);
 }
 
@@ -188,13 +195,8 @@ TEST(TfExample, VarintsOfEveryLengthAndMaskValuesAbove127) {
   e.input_mask.assign(e.tokens.size(), 1);
   e.segment_ids = {0, 1, 127, 128, 200, 255, 0, 1, 2, 3};
   e.num_real_tokens = e.tokens.size();
-  std::string out;
-  EncodeTfExample(e, &out);
   Example back;
-  ASSERT_TRUE(DecodeTfExample(out, &back).ok());
-  EXPECT_EQ(back.tokens, e.tokens);
-  EXPECT_EQ(back.input_mask, e.input_mask);
-  EXPECT_EQ(back.segment_ids, e.segment_ids);
+  const std::string out = ExpectRoundTrip(e, &back);
   std::string packed;  // the ids' varints, encoded the plain way
   for (uint64_t v : e.tokens) {
     for (; v >= 0x80; v >>= 7) packed.push_back(static_cast<char>((v & 0x7f) | 0x80));

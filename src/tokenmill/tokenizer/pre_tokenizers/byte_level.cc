@@ -477,37 +477,27 @@ PreTokenizer PreTokenizer::WholeText() { return PreTokenizer(); }
 
 void PreTokenizer::Split(std::string_view text, std::vector<std::string_view>* pieces) const {
   if (pattern_.has_value()) {
-    Scanner scanner(text);
-    size_t pos = 0;
-    const size_t n = text.size();
+    const Scanner scanner(text);
+    // Cuts the text into pieces with one of the scanner's patterns (inlined for each).
+    auto cut = [&](auto next) {
+      for (size_t pos = 0; pos < text.size();) {
+        const size_t end = next(pos);
+        pieces->push_back(text.substr(pos, end - pos));
+        pos = end;
+      }
+    };
     switch (*pattern_) {
       case Pattern::kGpt2:
-        while (pos < n) {
-          const size_t end = scanner.Gpt2(pos);
-          pieces->push_back(text.substr(pos, end - pos));
-          pos = end;
-        }
+        cut([&](size_t pos) { return scanner.Gpt2(pos); });
         break;
       case Pattern::kCl100k:
-        while (pos < n) {
-          const size_t end = scanner.Cl100k(pos);
-          pieces->push_back(text.substr(pos, end - pos));
-          pos = end;
-        }
+        cut([&](size_t pos) { return scanner.Cl100k(pos); });
         break;
       case Pattern::kO200k:
-        while (pos < n) {
-          const size_t end = scanner.O200k(pos);
-          pieces->push_back(text.substr(pos, end - pos));
-          pos = end;
-        }
+        cut([&](size_t pos) { return scanner.O200k(pos); });
         break;
       case Pattern::kQwen2:
-        while (pos < n) {
-          const size_t end = scanner.Qwen2(pos);
-          pieces->push_back(text.substr(pos, end - pos));
-          pos = end;
-        }
+        cut([&](size_t pos) { return scanner.Qwen2(pos); });
         break;
     }
     return;
