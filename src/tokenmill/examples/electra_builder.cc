@@ -46,7 +46,8 @@ ElectraBuilder::ElectraBuilder(const ExampleOptions& options, const Tokenizer& t
       sep_id_(sep_id),
       unk_id_(unk_id),
       rng_(options.seed, task_id),
-      target_length_(options.max_seq_length) {}
+      target_length_(options.max_seq_length),
+      kept_ids_(std::max<size_t>(options.max_seq_length, kOneSegmentTarget)) {}
 
 Status ElectraBuilder::AddDocument(std::string_view text, const ExampleSink& sink) {
   ++stats_.documents;
@@ -77,18 +78,43 @@ Status ElectraBuilder::AddLine(std::string_view line, const ExampleSink& sink) {
   line = PythonStrip(line);
   if (line.empty() && !buffer_.empty()) return CreateExample(sink);
   const size_t before = buffer_.size();
-  if (!line.empty()) tokenizer_.Encode(line, &buffer_);  // Encode("") yields no ids
-  const size_t added = buffer_.size() - before;
-  if (added == 0) return Status::Ok();  // an empty sentence: changes nothing (see header)
-  stats_.tokens += added;
-  if (unk_id_.has_value()) {
-    stats_.unk_tokens += static_cast<uint64_t>(
-        std::count(buffer_.begin() + static_cast<std::ptrdiff_t>(before), buffer_.end(), *unk_id_));
+  if (line.size() > stream_bytes_) {
+    const size_t added = EncodeLongLine(line);
+    if (added == 0) return Status::Ok();
+    stats_.tokens += added;
+    stats_.truncated_tokens += added - (buffer_.size() - before);
+  } else {
+    if (!line.empty()) tokenizer_.Encode(line, &buffer_);  // Encode("") yields no ids
+    const size_t added = buffer_.size() - before;
+    if (added == 0) return Status::Ok();  // an empty sentence: changes nothing (see header)
+    stats_.tokens += added;
+    if (unk_id_.has_value()) {
+      stats_.unk_tokens += static_cast<uint64_t>(std::count(
+          buffer_.begin() + static_cast<std::ptrdiff_t>(before), buffer_.end(), *unk_id_));
+    }
+    ObserveTokens(std::span<const uint32_t>(buffer_).subspan(before));
   }
-  ObserveTokens(std::span<const uint32_t>(buffer_).subspan(before));
   sentence_ends_.push_back(buffer_.size());
   if (buffer_.size() >= target_length_) return CreateExample(sink);
   return Status::Ok();
+}
+
+size_t ElectraBuilder::EncodeLongLine(std::string_view line) {
+  size_t added = 0;
+  tokenizer_.EncodeInPieces(line, piece_bytes_, [&](std::span<const uint32_t> piece) {
+    added += piece.size();
+    if (unk_id_.has_value()) {
+      stats_.unk_tokens += static_cast<uint64_t>(std::count(piece.begin(), piece.end(), *unk_id_));
+    }
+    ObserveTokens(piece);
+    const size_t kept = added - piece.size();  // ids of this line before the piece
+    if (kept < kept_ids_) {
+      const size_t take = std::min(piece.size(), kept_ids_ - kept);
+      buffer_.insert(buffer_.end(), piece.begin(),
+                     piece.begin() + static_cast<std::ptrdiff_t>(take));
+    }
+  });
+  return added;
 }
 
 Status ElectraBuilder::CreateExample(const ExampleSink& sink) {

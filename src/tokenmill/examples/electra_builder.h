@@ -6,6 +6,10 @@
 // Lines are stripped as Python's str.strip() does and tokenized one at a time; sentences are
 // buffered until their token count reaches the target length (or a document ends), then split
 // into segments A and B: [CLS] A [SEP] B [SEP], zero-padded to max_seq_length.
+// A line of more than stream_bytes() is tokenized in pieces (Tokenizer::EncodeInPieces), and only
+// its first max(max_seq_length, 100000) ids are kept: no id past max_seq_length in a sentence
+// survives truncation, and the segment rules compare a sentence's length with targets of at most
+// 100000 (the one-segment draw), so the examples are the same; the statistics count every id.
 // Thread-safety: one builder per thread.
 #pragma once
 
@@ -50,12 +54,24 @@ class ElectraBuilder : public ExampleBuilder {
   // the 5% draw).
   uint32_t target_length() const { return target_length_; }
 
+  static constexpr size_t kStreamBytes = size_t{1} << 20;
+  static constexpr size_t kPieceBytes = size_t{1} << 20;  // text per EncodeInPieces piece
+  size_t stream_bytes() const { return stream_bytes_; }
+  // Tests: stream shorter lines, in smaller pieces, keeping fewer ids of each.
+  void set_streaming_for_testing(size_t stream_bytes, size_t piece_bytes, size_t kept_ids) {
+    stream_bytes_ = stream_bytes;
+    piece_bytes_ = piece_bytes;
+    kept_ids_ = kept_ids;
+  }
+
  private:
   ElectraBuilder(const ExampleOptions& options, const Tokenizer& tokenizer, uint64_t task_id,
                  uint32_t cls_id, uint32_t sep_id, std::optional<uint32_t> unk_id);
 
   // ExampleBuilder._create_example followed by _make_tf_example.
   Status CreateExample(const ExampleSink& sink);
+  // Appends the first kept_ids_ ids of a long line to buffer_; returns the ids it had.
+  size_t EncodeLongLine(std::string_view line);
 
   const Tokenizer& tokenizer_;
   const uint32_t max_length_;
@@ -64,6 +80,9 @@ class ElectraBuilder : public ExampleBuilder {
   const std::optional<uint32_t> unk_id_;
   Rng rng_;
   uint32_t target_length_;
+  size_t stream_bytes_ = kStreamBytes;
+  size_t piece_bytes_ = kPieceBytes;
+  size_t kept_ids_;
 
   // The buffered sentences (Python's _current_sentences), concatenated; sentence_ends_[i] is the
   // end offset of sentence i in buffer_. Empty sentences are not stored: they never change a

@@ -5,13 +5,14 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "tokenmill/base/python_space.h"
 #include "tokenmill/base/rng.h"
 #include "tokenmill/examples/example_builder.h"
-#include "tokenmill/base/python_space.h"
 #include "tokenmill/examples/word_tokenizer_for_test.h"
 
 namespace tokenmill {
@@ -128,6 +129,51 @@ std::vector<uint32_t> Ids(uint32_t from, uint32_t count) {
   std::vector<uint32_t> v;
   for (uint32_t i = 0; i < count; ++i) v.push_back(from + i);
   return v;
+}
+
+TEST(ElectraBuilder, LongLinesStreamedGiveTheSameExamples) {
+  // Lines past stream_bytes() are tokenized in pieces and only their first 100000 ids kept: the
+  // examples, their random draws and the statistics are those of whole lines.
+  WordTokenizerForTest tokenizer(200000);
+  std::mt19937 rng(7);
+  std::vector<std::string> docs;
+  for (int d = 0; d < 12; ++d) {
+    std::string doc;
+    for (int l = 0; l < 6; ++l) {
+      const uint32_t r = rng() % 10;
+      const uint32_t count = r < 6 ? rng() % 40 : r < 8 ? rng() % 3000 : 99990 + rng() % 20;
+      if (!doc.empty()) doc += '\n';
+      doc += Words(5 + rng() % 1000, count) + (rng() % 4 == 0 ? " unknown" : "");
+    }
+    docs.push_back(doc);
+  }
+  docs.push_back(Words(5, 130000));
+  for (const uint32_t max_len : {uint32_t{128}, uint32_t{512}}) {
+    for (const uint64_t task : {uint64_t{1}, uint64_t{2}, uint64_t{3}, uint64_t{4}}) {
+      auto whole = MakeRun(tokenizer, max_len, 12345, task);
+      auto streamed = MakeRun(tokenizer, max_len, 12345, task);
+      streamed->electra()->set_streaming_for_testing(64, 100, 100000);
+      for (const std::string& doc : docs) {
+        ASSERT_TRUE(whole->builder->AddDocument(doc, whole->sink).ok());
+        ASSERT_TRUE(streamed->builder->AddDocument(doc, streamed->sink).ok());
+      }
+      ASSERT_TRUE(whole->builder->Finish(whole->sink).ok());
+      ASSERT_TRUE(streamed->builder->Finish(streamed->sink).ok());
+      ASSERT_EQ(streamed->examples.size(), whole->examples.size());
+      for (size_t i = 0; i < whole->examples.size(); ++i) {
+        ExpectSame(streamed->examples[i], whole->examples[i]);
+      }
+      const BuilderStats& a = whole->builder->stats();
+      const BuilderStats& b = streamed->builder->stats();
+      EXPECT_EQ(b.tokens, a.tokens);
+      EXPECT_EQ(b.unk_tokens, a.unk_tokens);
+      EXPECT_EQ(b.truncated_tokens, a.truncated_tokens);
+      EXPECT_EQ(b.one_segment_hits, a.one_segment_hits);
+      EXPECT_EQ(b.overflow_coin_tosses, a.overflow_coin_tosses);
+      EXPECT_EQ(b.random_target_hits, a.random_target_hits);
+      EXPECT_GT(a.one_segment_hits, 0u);
+    }
+  }
 }
 
 TEST(ElectraBuilder, RejectsBadOptions) {

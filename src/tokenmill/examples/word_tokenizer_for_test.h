@@ -6,6 +6,7 @@
 // construction.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -55,6 +56,22 @@ class WordTokenizerForTest : public Tokenizer {
       }
       if (end == std::string_view::npos) break;
       pos = end + 1;
+    }
+  }
+
+  // Cuts the text before the first ' ' at or after each piece_bytes, as the real tokenizers cut
+  // at points that do not change the ids.
+  void EncodeInPieces(std::string_view text, size_t piece_bytes,
+                      const IdPieceSink& sink) const override {
+    std::vector<uint32_t> ids;
+    size_t start = 0;
+    while (start < text.size()) {
+      size_t end = text.find(' ', start + std::max<size_t>(piece_bytes, 1));
+      if (end == std::string_view::npos) end = text.size();
+      ids.clear();
+      Encode(text.substr(start, end - start), &ids);
+      if (!ids.empty()) sink(ids);
+      start = end;
     }
   }
 

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <vector>
 
+#include "tokenmill/base/python_space.h"
 #include "tokenmill/io/decompress.h"
 #include "tokenmill/io/document_reader.h"
-#include "tokenmill/base/python_space.h"
 
 namespace tokenmill {
 namespace {

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "tokenmill/io/json_scan.h"
 #include "tokenmill/io/jsonl_text.h"
 
 namespace tokenmill {
@@ -87,6 +88,51 @@ Status JsonRecordParser::Parse(std::string_view line, std::string_view* text, Re
                                    kBadRecordHint);
   }
   return Status::Ok();
+}
+
+Status JsonRecordParser::ParseInPlace(std::string* record, ReaderStats* stats) {
+  if (record->size() >= in_place_from_) return ParseHuge(record, stats);
+  std::string_view text;
+  TM_RETURN_IF_ERROR(Parse(*record, &text, stats));
+  record->assign(text);  // text is in the parser's buffers, never in *record
+  return Status::Ok();
+}
+
+Status JsonRecordParser::ParseHuge(std::string* record, ReaderStats* stats) {
+  StatusOr<JsonFieldMatch> scanned = ScanJsonField(*record, path_);
+  if (!scanned.ok()) {
+    return Status::InvalidArgument(std::string(scanned.status().message()) + kBadRecordHint);
+  }
+  const JsonFieldMatch& m = *scanned;
+  if (m.lone_surrogates > 0) {
+    if (options_.strict_utf8) {
+      return Status::DataLoss(
+          "a JSON string holds a lone UTF-16 surrogate escape (such as \\ud800), which "
+          "is not Unicode text; fix the input, or set strict_utf8 = false to replace it "
+          "with U+FFFD");
+    }
+    stats->invalid_utf8_bytes += m.lone_surrogates;
+  }
+  switch (m.kind) {
+    case JsonFieldMatch::Kind::kString:
+      UnescapeJsonStringInPlace(record, m.begin, m.end);
+      return Status::Ok();
+    case JsonFieldMatch::Kind::kNotObject:
+      if (m.component == 0) {
+        return Status::InvalidArgument("the record holds " + std::string(m.type) +
+                                       ", not a JSON object" + kBadRecordHint);
+      }
+      return Status::InvalidArgument("field \"" + FieldPrefix(m.component) + "\" is " +
+                                     std::string(m.type) + ", not an object" + kBadRecordHint);
+    case JsonFieldMatch::Kind::kMissing:
+      return Status::InvalidArgument("no field \"" + FieldPrefix(m.component + 1) +
+                                     "\" in the record; set text_field to the field that "
+                                     "holds the text, or set [input] on_bad_record = \"skip\"");
+    case JsonFieldMatch::Kind::kNotString:
+      return Status::InvalidArgument("field \"" + options_.text_field + "\" is " +
+                                     std::string(m.type) + ", not a string" + kBadRecordHint);
+  }
+  return Status::Internal("unknown JSON field match");
 }
 
 simdjson::error_code JsonRecordParser::ParsePadded(std::string_view json,

@@ -26,17 +26,30 @@ class JsonRecordParser {
   // strict_utf8. Adds replaced surrogates to stats->invalid_utf8_bytes.
   Status Parse(std::string_view record, std::string_view* text, ReaderStats* stats);
 
+  // Like Parse, for a record held in *record, which it replaces with the document text. A record
+  // of in_place_from() bytes or more is validated and unescaped in place (io/json_scan.h), so a
+  // huge record is in memory once; shorter ones go through simdjson. On error *record is
+  // unspecified.
+  Status ParseInPlace(std::string* record, ReaderStats* stats);
+
+  static constexpr size_t kInPlaceFrom = size_t{16} << 20;
+  size_t in_place_from() const { return in_place_from_; }
+  // Tests: scan smaller records in place.
+  void set_in_place_from_for_testing(size_t bytes) { in_place_from_ = bytes; }
+
  private:
   JsonRecordParser(const ReaderOptions& options, std::vector<std::string> path)
       : options_(options), path_(std::move(path)) {}
   simdjson::error_code ParsePadded(std::string_view json, simdjson::dom::element* root);
   std::string FieldPrefix(size_t components) const;
+  Status ParseHuge(std::string* record, ReaderStats* stats);
 
   ReaderOptions options_;
   std::vector<std::string> path_;
   simdjson::dom::parser parser_;
   std::string padded_;
   std::string fixed_;
+  size_t in_place_from_ = kInPlaceFrom;
 };
 
 }  // namespace tokenmill

@@ -40,19 +40,24 @@ class JsonlReader final : public DocumentReader {
 
  private:
   StatusOr<bool> ReadDocument(Document* doc) {
+    // The record is read into the document and parsed there (JsonRecordParser::ParseInPlace),
+    // so a huge record is in memory once.
     const InputPosition& pos = lines_.position();
-    std::string_view raw;
+    std::string& record = doc->text;
     while (true) {
-      TM_ASSIGN_OR_RETURN(const bool got, lines_.Next(&raw));
+      record.clear();
+      TM_ASSIGN_OR_RETURN(const bool got, lines_.NextAppend(&record));
       if (!got) return false;
       ++stats_.lines;
-      if (lines_.line_offset() == 0 && pos.range_begin == 0) raw = StripByteOrderMark(raw);
-      if (IsJsonBlank(raw)) continue;
+      if (lines_.line_offset() == 0 && pos.range_begin == 0) {
+        record.erase(0, record.size() - StripByteOrderMark(record).size());
+      }
+      if (IsJsonBlank(record)) continue;
       TM_ASSIGN_OR_RETURN(const std::string_view line,
-                          CleanUtf8Line(raw, lines_.line_number(), lines_.line_offset(), pos,
+                          CleanUtf8Line(record, lines_.line_number(), lines_.line_offset(), pos,
                                         options_, &scratch_, &stats_));
-      std::string_view text;
-      const Status s = parser_.Parse(line, &text, &stats_);
+      if (line.data() != record.data()) record.assign(line);
+      const Status s = parser_.ParseInPlace(&record, &stats_);
       if (!s.ok()) {
         if (s.code() != StatusCode::kInvalidArgument || !options_.skip_bad_records) {
           return s.WithContext(pos.Describe(lines_.line_number(), lines_.line_offset()));
@@ -60,11 +65,10 @@ class JsonlReader final : public DocumentReader {
         ++stats_.skipped_records;
         continue;
       }
-      if (text.empty()) {
+      if (record.empty()) {
         ++stats_.empty_documents;
         continue;
       }
-      doc->text.assign(text);
       doc->line_number = lines_.line_number();
       doc->offset = pos.range_begin + lines_.line_offset();
       ++stats_.documents;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tokenmill/io/json_record.h"
 #include "tokenmill/io/readers.h"
 #include "tokenmill/io/string_stream.h"
 #include "tokenmill/io/test_util.h"
@@ -195,6 +196,31 @@ TEST(JsonlReaderTest, InvalidUtf8InTheLineIsHandledBeforeParsing) {
 TEST(JsonlReaderTest, ByteOrderMarkAndNulCharacters) {
   EXPECT_THAT(Texts("\xEF\xBB\xBF{\"text\": \"bom\"}\n"), ElementsAre("bom"));
   EXPECT_THAT(Texts("{\"text\": \"a\\u0000b\"}\n"), ElementsAre(std::string("a\0b", 3)));
+}
+
+TEST(JsonlReaderTest, HugeRecordsAreParsedInPlace) {
+  // Past JsonRecordParser::kInPlaceFrom a record is validated and unescaped where it was read:
+  // the same text as simdjson gives, the same errors.
+  std::string text;
+  std::string escaped;
+  for (int i = 0; text.size() < (size_t{17} << 20); ++i) {
+    text += "line " + std::to_string(i) + " \xE4\xB8\xAD\"\n";
+    escaped += "line " + std::to_string(i) + " \\u4e2d\\\"\\n";
+  }
+  const std::string huge = "{\"id\": [1, {\"a\": null}], \"text\": \"" + escaped + "\"}";
+  ASSERT_GE(huge.size(), JsonRecordParser::kInPlaceFrom);
+  const auto texts = Texts("{\"text\": \"small\"}\n" + huge + "\n{\"text\": \"after\"}\n");
+  ASSERT_EQ(texts.size(), 3u);
+  EXPECT_EQ(texts[0], "small");
+  EXPECT_TRUE(texts[1] == text);
+  EXPECT_EQ(texts[2], "after");
+
+  const Status s = FirstError("{\"text\": \"ok\"}\n" + huge.substr(0, huge.size() - 2) + "}\n");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("/in.jsonl:2 (byte 15)"));
+  EXPECT_THAT(s.message(), HasSubstr("malformed JSON"));
+  EXPECT_THAT(FirstError("{\"other\": \"" + escaped + "\"}\n").message(),
+              HasSubstr("no field \"text\""));
 }
 
 TEST(JsonlReaderTest, GzipAndRanges) {

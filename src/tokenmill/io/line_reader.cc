@@ -23,9 +23,9 @@ LineReader::LineReader(ReadStream* stream, InputPosition position, size_t max_li
       buf_(new char[read_size_]),
       capacity_(read_size_) {}
 
-Status LineReader::TooLong(size_t length) const {
+Status LineReader::TooLong(uint64_t line_start, size_t length) const {
   return Status::InvalidArgument(
-      position_.Describe(line_number_ + 1, stream_offset_ + start_) + ": a line longer than " +
+      position_.Describe(line_number_ + 1, line_start) + ": a line longer than " +
       std::to_string(max_line_bytes_) + " bytes (" + std::to_string(length) +
       " bytes seen without a '\\n'); the input is probably not a text file in this format, or "
       "raise max_document_bytes");
@@ -37,7 +37,7 @@ StatusOr<bool> LineReader::Next(std::string_view* line) {
     const void* nl = scan_ < end_ ? std::memchr(base + scan_, '\n', end_ - scan_) : nullptr;
     if (nl != nullptr) {
       const size_t p = static_cast<size_t>(static_cast<const char*>(nl) - base);
-      if (p - start_ > max_line_bytes_) return TooLong(p - start_);
+      if (p - start_ > max_line_bytes_) return TooLong(stream_offset_ + start_, p - start_);
       *line = std::string_view(base + start_, p - start_);
       line_offset_ = stream_offset_ + start_;
       ++line_number_;
@@ -46,7 +46,7 @@ StatusOr<bool> LineReader::Next(std::string_view* line) {
       return true;
     }
     scan_ = end_;
-    if (end_ - start_ > max_line_bytes_) return TooLong(end_ - start_);
+    if (end_ - start_ > max_line_bytes_) return TooLong(stream_offset_ + start_, end_ - start_);
     if (eof_) {
       if (start_ == end_) return false;
       *line = std::string_view(base + start_, end_ - start_);
@@ -70,6 +70,69 @@ StatusOr<bool> LineReader::Next(std::string_view* line) {
       std::memcpy(bigger.get(), buf_.get(), end_);
       buf_ = std::move(bigger);
       capacity_ = grown;
+    }
+    TM_ASSIGN_OR_RETURN(const size_t got, stream_->Read(buf_.get() + end_, capacity_ - end_));
+    if (got == 0) eof_ = true;
+    end_ += got;
+  }
+}
+
+void LineReader::Append(std::string* out, const char* data, size_t n, size_t slack) const {
+  constexpr size_t kReserveFrom = size_t{16} << 20;
+  constexpr size_t kMaxReserve = size_t{1} << 30;
+  const size_t need = out->size() + n + slack;
+  if (need > out->capacity()) {
+    if (need > kReserveFrom) {
+      out->reserve(std::max(need, std::min(out->size() + max_line_bytes_ + slack, kMaxReserve)));
+    } else {
+      out->reserve(std::max(need, out->capacity() * 2));
+    }
+  }
+  out->append(data, n);
+}
+
+StatusOr<bool> LineReader::NextAppend(std::string* out, size_t slack) {
+  size_t moved = 0;         // bytes of this line already appended to *out
+  uint64_t line_start = 0;  // stream offset of the line, once bytes of it are moved
+  while (true) {
+    const char* base = buf_.get();
+    const void* nl = scan_ < end_ ? std::memchr(base + scan_, '\n', end_ - scan_) : nullptr;
+    if (nl != nullptr || eof_) {
+      const size_t p =
+          nl != nullptr ? static_cast<size_t>(static_cast<const char*>(nl) - base) : end_;
+      if (moved + (p - start_) > max_line_bytes_) {
+        return TooLong(moved > 0 ? line_start : stream_offset_ + start_, moved + (p - start_));
+      }
+      if (nl == nullptr && moved == 0 && start_ == end_) {
+        if (out->capacity() < out->size() + slack) out->reserve(out->size() + slack);
+        return false;
+      }
+      Append(out, base + start_, p - start_, slack);
+      line_offset_ = moved > 0 ? line_start : stream_offset_ + start_;
+      ++line_number_;
+      start_ = nl != nullptr ? p + 1 : end_;
+      scan_ = start_;
+      return true;
+    }
+    scan_ = end_;
+    if (moved + (end_ - start_) > max_line_bytes_) {
+      return TooLong(moved > 0 ? line_start : stream_offset_ + start_, moved + (end_ - start_));
+    }
+    if (start_ > 0) {
+      std::memmove(buf_.get(), buf_.get() + start_, end_ - start_);
+      stream_offset_ += start_;
+      end_ -= start_;
+      scan_ -= start_;
+      start_ = 0;
+    }
+    if (capacity_ - end_ < std::max<size_t>(read_size_ / 2, 1)) {
+      // The buffer holds only a part of this line: move it to *out and reuse the buffer.
+      if (moved == 0) line_start = stream_offset_;
+      Append(out, buf_.get(), end_, slack);
+      moved += end_;
+      stream_offset_ += end_;
+      end_ = 0;
+      scan_ = 0;
     }
     TM_ASSIGN_OR_RETURN(const size_t got, stream_->Read(buf_.get() + end_, capacity_ - end_));
     if (got == 0) eof_ = true;

@@ -45,6 +45,14 @@ class LineReader {
   // *line stays valid until the next call.
   StatusOr<bool> Next(std::string_view* line);
 
+  // Like Next, but appends the line (without its '\n') to *out instead, and a line longer than
+  // the buffer is moved there piece by piece, never held twice: a huge line costs its own size
+  // once, in memory the caller keeps (a document, a record parsed in place). Keeps `slack` bytes
+  // of capacity past the end of *out (simdjson's padding). When *out must grow past 16 MiB it
+  // reserves room for the longest line allowed (at most 1 GiB) at once, instead of doubling
+  // (untouched pages of a reservation take no memory).
+  StatusOr<bool> NextAppend(std::string* out, size_t slack = 0);
+
   // The line last returned: its 1-based number and the offset of its first byte, both counted
   // from the start of the stream.
   uint64_t line_number() const { return line_number_; }
@@ -54,7 +62,9 @@ class LineReader {
   const InputPosition& position() const { return position_; }
 
  private:
-  Status TooLong(size_t length) const;
+  Status TooLong(uint64_t line_start, size_t length) const;
+  // Appends bytes to *out, growing it as NextAppend says.
+  void Append(std::string* out, const char* data, size_t n, size_t slack) const;
 
   ReadStream* stream_;
   InputPosition position_;

@@ -25,13 +25,25 @@ std::ostream& operator<<(std::ostream& os, const Line& l) {
   return os << "{\"" << l.text << "\", " << l.number << ", " << l.offset << "}";
 }
 
+// With `append`, lines come from NextAppend, onto what a string already holds.
 StatusOr<std::vector<Line>> Split(std::string data, size_t chunk = SIZE_MAX,
-                                  size_t buffer = kLineBufferSize, size_t max_line = 1 << 20) {
+                                  size_t buffer = kLineBufferSize, size_t max_line = 1 << 20,
+                                  bool append = false) {
   StringReadStream stream(std::move(data), chunk);
   LineReader reader(&stream, InputPosition{"/in.txt", 0, false}, max_line, buffer);
   std::vector<Line> lines;
   std::string_view line;
+  std::string out = "held";
   while (true) {
+    if (append) {
+      out.resize(4);
+      TM_ASSIGN_OR_RETURN(const bool got, reader.NextAppend(&out, 64));
+      if (out.substr(0, 4) != "held") return Status::Internal("NextAppend lost what *out held");
+      if (out.capacity() < out.size() + 64) return Status::Internal("no slack");
+      if (!got) break;
+      lines.push_back({out.substr(4), reader.line_number(), reader.line_offset()});
+      continue;
+    }
     TM_ASSIGN_OR_RETURN(const bool got, reader.Next(&line));
     if (!got) break;
     lines.push_back({std::string(line), reader.line_number(), reader.line_offset()});
@@ -76,30 +88,56 @@ TEST(LineReaderTest, SameLinesWhateverTheBufferAndReadSizes) {
   ASSERT_TRUE(expected.ok());
   for (size_t chunk : {size_t{1}, size_t{3}, size_t{64}, size_t{100000}}) {
     for (size_t buffer : {size_t{1}, size_t{2}, size_t{16}, size_t{4096}}) {
-      auto lines = Split(data, chunk, buffer);
-      ASSERT_TRUE(lines.ok());
-      EXPECT_EQ(*lines, *expected) << "chunk " << chunk << " buffer " << buffer;
+      for (bool append : {false, true}) {
+        auto lines = Split(data, chunk, buffer, 1 << 20, append);
+        ASSERT_TRUE(lines.ok()) << lines.status().ToString();
+        EXPECT_EQ(*lines, *expected)
+            << "chunk " << chunk << " buffer " << buffer << " append " << append;
+      }
     }
   }
 }
 
 TEST(LineReaderTest, LongLinesGrowTheBufferUpToTheLimit) {
-  const std::string big(100000, 'x');
-  auto ok = Split(big + "\nshort\n" + big, 1000, 64, 100000);
-  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
-  ASSERT_EQ(ok->size(), 3u);
-  EXPECT_EQ((*ok)[2].text, big);
-  EXPECT_EQ((*ok)[2].offset, 100007u);
+  for (bool append : {false, true}) {
+    SCOPED_TRACE(append);
+    const std::string big(100000, 'x');
+    auto ok = Split(big + "\nshort\n" + big, 1000, 64, 100000, append);
+    ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+    ASSERT_EQ(ok->size(), 3u);
+    EXPECT_EQ((*ok)[2].text, big);
+    EXPECT_EQ((*ok)[2].offset, 100007u);
 
-  auto too_long = Split("first\n" + big + "x\n", 1000, 64, 100000);
-  ASSERT_FALSE(too_long.ok());
-  EXPECT_EQ(too_long.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_THAT(too_long.status().message(), HasSubstr("/in.txt:2 (byte 6)"));
-  EXPECT_THAT(too_long.status().message(), HasSubstr("longer than 100000 bytes"));
+    auto too_long = Split("first\n" + big + "x\n", 1000, 64, 100000, append);
+    ASSERT_FALSE(too_long.ok());
+    EXPECT_EQ(too_long.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_THAT(too_long.status().message(), HasSubstr("/in.txt:2 (byte 6)"));
+    EXPECT_THAT(too_long.status().message(), HasSubstr("longer than 100000 bytes"));
 
-  auto no_newline = Split(std::string(300000, 'y'), 4096, 4096, 100000);
-  ASSERT_FALSE(no_newline.ok());
-  EXPECT_THAT(no_newline.status().message(), HasSubstr("/in.txt:1 (byte 0)"));
+    auto no_newline = Split(std::string(300000, 'y'), 4096, 4096, 100000, append);
+    ASSERT_FALSE(no_newline.ok());
+    EXPECT_THAT(no_newline.status().message(), HasSubstr("/in.txt:1 (byte 0)"));
+  }
+}
+
+TEST(LineReaderTest, NextAppendMovesAHugeLineOutOfItsBuffer) {
+  // A line of 1000 buffers: held once, in the caller's string, not in a grown buffer.
+  const std::string big(64000, 'z');
+  StringReadStream stream("a\n" + big + "\nb", 100);
+  LineReader reader(&stream, InputPosition{"/in.txt", 0, false}, 1 << 20, 64);
+  std::string out;
+  ASSERT_TRUE(*reader.NextAppend(&out));
+  EXPECT_EQ(out, "a");
+  out.clear();
+  ASSERT_TRUE(*reader.NextAppend(&out));
+  EXPECT_EQ(out, big);
+  EXPECT_EQ(reader.line_number(), 2u);
+  EXPECT_EQ(reader.line_offset(), 2u);
+  out.clear();
+  ASSERT_TRUE(*reader.NextAppend(&out));
+  EXPECT_EQ(out, "b");
+  EXPECT_EQ(reader.line_offset(), 64003u);
+  EXPECT_FALSE(*reader.NextAppend(&out));
 }
 
 TEST(InputPositionTest, DescribesWholeInputsAndRanges) {

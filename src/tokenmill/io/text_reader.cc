@@ -1,6 +1,5 @@
 // The "text" format: one sentence or paragraph per line, blank lines between documents.
 
-#include <algorithm>
 #include <string>
 
 #include "tokenmill/io/readers.h"
@@ -10,9 +9,6 @@ namespace {
 
 class TextReader final : public DocumentReader {
  public:
-  static constexpr uint64_t kReserveFrom = uint64_t{16} << 20;
-  static constexpr uint64_t kMaxReserve = uint64_t{1} << 30;
-
   TextReader(std::unique_ptr<DecodingStream> stream, InputPosition position,
              const ReaderOptions& options, size_t buffer_size)
       : stream_(std::move(stream)),
@@ -34,19 +30,36 @@ class TextReader final : public DocumentReader {
 
  private:
   StatusOr<bool> ReadDocument(Document* doc) {
+    // Lines are appended to the document where they are read (LineReader::NextAppend), so a
+    // huge line is in memory once.
     const InputPosition& pos = lines_.position();
-    doc->text.clear();
+    std::string& text = doc->text;
+    text.clear();
     bool in_doc = false;
-    std::string_view raw;
     while (true) {
-      TM_ASSIGN_OR_RETURN(const bool got, lines_.Next(&raw));
-      if (!got) break;
+      const size_t mark = text.size();  // the document without this line
+      if (in_doc) text.push_back('\n');
+      const size_t start = text.size();
+      TM_ASSIGN_OR_RETURN(const bool got, lines_.NextAppend(&text));
+      if (!got) {
+        text.resize(mark);
+        break;
+      }
       ++stats_.lines;
-      if (lines_.line_offset() == 0 && pos.range_begin == 0) raw = StripByteOrderMark(raw);
+      if (lines_.line_offset() == 0 && pos.range_begin == 0) {
+        const std::string_view raw(text.data() + start, text.size() - start);
+        text.erase(start, raw.size() - StripByteOrderMark(raw).size());
+      }
+      const std::string_view raw(text.data() + start, text.size() - start);
       TM_ASSIGN_OR_RETURN(const std::string_view line,
                           CleanUtf8Line(raw, lines_.line_number(), lines_.line_offset(), pos,
                                         options_, &scratch_, &stats_));
-      if (IsBlankLine(line)) {
+      if (line.data() != raw.data()) {
+        text.resize(start);
+        text.append(line);
+      }
+      if (IsBlankLine(std::string_view(text.data() + start, text.size() - start))) {
+        text.resize(mark);
         if (in_doc) break;
         continue;
       }
@@ -54,10 +67,8 @@ class TextReader final : public DocumentReader {
         in_doc = true;
         doc->line_number = lines_.line_number();
         doc->offset = pos.range_begin + lines_.line_offset();
-      } else {
-        doc->text.push_back('\n');
       }
-      if (doc->text.size() + line.size() > options_.max_document_bytes) {
+      if (text.size() > options_.max_document_bytes) {
         return Status::InvalidArgument(
             pos.Describe(doc->line_number, doc->offset - pos.range_begin) +
             ": the document starting here is longer than max_document_bytes (" +
@@ -65,16 +76,6 @@ class TextReader final : public DocumentReader {
             "); are documents separated by blank lines? Raise max_document_bytes if it is "
             "really one document");
       }
-      if (doc->text.size() + line.size() > doc->text.capacity() &&
-          doc->text.size() + line.size() > kReserveFrom) {
-        // A huge document: room for the largest one allowed at once, instead of growing by
-        // doubling, where each step holds the old copy and the new one (1.5 to 2 times the
-        // text). Untouched pages of the reservation take no memory.
-        doc->text.reserve(static_cast<size_t>(std::min<uint64_t>(
-            std::max<uint64_t>(options_.max_document_bytes, doc->text.size() + line.size()),
-            kMaxReserve)));
-      }
-      doc->text.append(line);
     }
     if (!in_doc) return false;
     ++stats_.documents;

@@ -205,6 +205,23 @@ TEST(TextReaderTest, HugeDocumentsReadWhole) {
   EXPECT_TRUE(docs[2].text == bigger);
 }
 
+TEST(TextReaderTest, HugeLinesAreReadIntoTheDocument) {
+  // A line longer than the reader's buffer goes to the document piece by piece, with its
+  // invalid UTF-8 dropped across the pieces' edges, and a byte order mark before it.
+  std::string line;
+  std::string clean;
+  for (int i = 0; line.size() < 3000000; ++i) {
+    line += "word\xC3\xA9 ";
+    clean += "word\xC3\xA9 ";
+    if (i % 1000 == 0) line += "\xFF";
+  }
+  const auto docs = Docs("\xEF\xBB\xBF" + line + "\nnext\n\n" + line);
+  ASSERT_EQ(docs.size(), 2u);
+  EXPECT_TRUE(docs[0].text == clean + "\nnext");
+  EXPECT_TRUE(docs[1].text == clean);
+  EXPECT_EQ(docs[1].line, 4u);
+}
+
 TEST(TextReaderTest, DocumentLongerThanTheLimitIsAnError) {
   ReaderOptions small;
   small.max_document_bytes = 10;

@@ -390,6 +390,7 @@ WordPieceTokenizer::WordPieceTokenizer(Config config) : config_(std::move(config
   for (const auto& [text, id] : config_.literal_tokens) {
     const auto b = static_cast<unsigned char>(text[0]);
     literal_first_bytes_[b >> 6] |= uint64_t{1} << (b & 63);
+    if (text.find(' ') != std::string::npos) literal_has_space_ = true;
   }
 }
 
@@ -432,6 +433,10 @@ namespace {
 struct IdSink {
   const WordPieceTokenizer* tokenizer;
   std::vector<uint32_t>* ids;
+  // A word of more bytes has more than max_input_chars_per_word code points: [UNK] whatever its
+  // bytes, so the pre-tokenizer need not keep them.
+  size_t max_word_bytes =
+      4 * (static_cast<size_t>(tokenizer->config().max_input_chars_per_word) + 1);
   void Word(std::string_view word, size_t chars) { tokenizer->EncodeWord(word, chars, ids); }
   void Char(char32_t cp, std::string_view utf8) { tokenizer->EncodeChar(cp, utf8, ids); }
   size_t Mark() const { return ids->size(); }
@@ -484,6 +489,26 @@ void WordPieceTokenizer::EncodeImpl(std::string_view text, std::vector<uint32_t>
 
 void WordPieceTokenizer::Encode(std::string_view text, std::vector<uint32_t>* ids) const {
   EncodeImpl<false>(text, ids);
+}
+
+void WordPieceTokenizer::EncodeInPieces(std::string_view text, size_t piece_bytes,
+                                        const IdPieceSink& sink) const {
+  if (text.size() <= piece_bytes || literal_has_space_) {
+    Tokenizer::EncodeInPieces(text, piece_bytes, sink);
+    return;
+  }
+  std::vector<uint32_t> ids;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.size() - start > piece_bytes
+                     ? text.find(' ', start + std::max<size_t>(piece_bytes, 1))
+                     : std::string_view::npos;
+    if (end == std::string_view::npos) end = text.size();
+    ids.clear();
+    EncodeImpl<false>(text.substr(start, end - start), &ids);
+    if (!ids.empty()) sink(ids);
+    start = end;
+  }
 }
 
 void WordPieceTokenizer::EncodeSlowly(std::string_view text, std::vector<uint32_t>* ids) const {

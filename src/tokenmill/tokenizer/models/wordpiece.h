@@ -103,6 +103,11 @@ class WordPieceTokenizer final : public Tokenizer {
 
   TokenizerKind kind() const override { return TokenizerKind::kWordPiece; }
   void Encode(std::string_view text, std::vector<uint32_t>* ids) const override;
+  // Cuts the text before an ASCII space once `piece_bytes` have gone by: a space always ends a
+  // word and every normalization context (accents, Python's final sigma), so the ids are those
+  // of Encode(). Not when a literal token holds a space (it could span the cut): then whole.
+  void EncodeInPieces(std::string_view text, size_t piece_bytes,
+                      const IdPieceSink& sink) const override;
   uint32_t vocab_size() const override { return static_cast<uint32_t>(config_.vocab.size()); }
   std::string_view IdToToken(uint32_t id) const override;
   std::optional<uint32_t> TokenToId(std::string_view token) const override;
@@ -131,6 +136,7 @@ class WordPieceTokenizer final : public Tokenizer {
   std::vector<uint32_t> single_;  // BMP code point -> id of the one-character token
   uint32_t unk_id_ = 0;
   uint64_t literal_first_bytes_[4] = {0, 0, 0, 0};  // bitmap of the literal tokens' first bytes
+  bool literal_has_space_ = false;                  // a literal token holds ' '
 };
 
 }  // namespace tokenmill

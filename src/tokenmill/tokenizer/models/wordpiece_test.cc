@@ -2,6 +2,8 @@
 
 #include <fstream>
 #include <iterator>
+#include <random>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -80,6 +82,40 @@ TEST(WordPieceTest, MaxInputCharsPerWordDefaultsPerMode) {
   EXPECT_EQ(Tokens(*s, "ááá"), (V{"aa", "##a"}));
   small.max_input_chars_per_word = 0;
   EXPECT_FALSE(LoadWordPieceVocab(small, kSmallVocab, "v.txt").ok());
+}
+
+TEST(WordPieceTest, EncodeInPiecesGivesTheIdsOfEncode) {
+  auto t = FromFile("bert-base-uncased/vocab.txt");
+  ASSERT_NE(t, nullptr);
+  std::string text;
+  std::mt19937 rng(3);
+  const std::vector<std::string> parts = {"word",     " ",        "  ",  "\t",           "\xCE\xA3",
+                                          "\xCF\x82", "\xCC\x81", "e",   "\xE4\xB8\xAD", ",",
+                                          "[MASK]",   "\xFF",     "ab.", " \xCC\x81",    "X"};
+  while (text.size() < 200000) text += parts[rng() % parts.size()];
+  std::vector<uint32_t> whole;
+  t->Encode(text, &whole);
+  for (const size_t piece : {size_t{1}, size_t{7}, size_t{1000}, size_t{65536}}) {
+    std::vector<uint32_t> joined;
+    size_t calls = 0;
+    t->EncodeInPieces(text, piece, [&](std::span<const uint32_t> ids) {
+      joined.insert(joined.end(), ids.begin(), ids.end());
+      ++calls;
+    });
+    EXPECT_EQ(joined, whole) << "piece " << piece;
+    EXPECT_GT(calls, 2u);
+  }
+}
+
+TEST(WordPieceTest, HugeWordsAreOneUnknownToken) {
+  // The pre-tokenizer keeps only the first bytes of a word this long (max_word_bytes).
+  auto t = FromVocab(kSmallVocab);
+  ASSERT_NE(t, nullptr);
+  const std::string huge(10000000, 'a');
+  EXPECT_EQ(Tokens(*t, "run " + huge + " run"), (V{"run", "[UNK]", "run"}));
+  EXPECT_EQ(Tokens(*t, huge + "\xC3\xA1" + huge + ",x"), (V{"[UNK]", ",", "x"}));
+  EXPECT_EQ(Tokens(*t, std::string(404, 'a')), V{"[UNK]"});
+  EXPECT_EQ(Tokens(*t, std::string(49, 'a') + "\xC3\xA1" + std::string(50, 'a')).size(), 50u);
 }
 
 TEST(WordPieceTest, SpecialTokensAreTextByDefault) {

@@ -49,6 +49,10 @@ struct BertNormalizerOptions {
 //                                                    // CJK); may also come through Word()
 //   size_t Mark();                                    // a position in the output
 //   void Rollback(size_t mark);                       // drop the words after Mark()
+//   size_t max_word_bytes;  // optional: of a longer word only the first max_word_bytes bytes
+//                           // (or up to 3 more) are kept and handed over, with its whole
+//                           // code point count; so a huge word takes no memory (WordPiece makes
+//                           // [UNK] of it from the count alone)
 class BertPreTokenizer {
  public:
   // Tables are shared between tokenizers with the same options (built once per process).
@@ -95,6 +99,7 @@ class BertPreTokenizer {
   // The word being built and where the current token started.
   struct State {
     std::string* word;
+    size_t max_bytes = SIZE_MAX;  // the sink's max_word_bytes
     size_t chars = 0;
     size_t token_start = 0;  // byte offset in the text
     size_t mark = 0;         // Sink::Mark() at token_start
@@ -152,6 +157,15 @@ class BertPreTokenizer {
 // ---- Implementation of the templates ----
 
 template <typename Sink>
+size_t MaxWordBytesOf(const Sink& sink) {
+  if constexpr (requires { sink.max_word_bytes; }) {
+    return sink.max_word_bytes;
+  } else {
+    return SIZE_MAX;
+  }
+}
+
+template <typename Sink>
 void BertPreTokenizer::Flush(State& st, Sink& sink) const {
   if (st.chars == 0) return;
   sink.Word(std::string_view(*st.word), st.chars);
@@ -163,7 +177,7 @@ template <typename Sink>
 void BertPreTokenizer::Emit(char32_t cp, uint32_t post, State& st, Sink& sink) const {
   switch (post) {
     case kPostWord:
-      AppendUtf8(cp, st.word);
+      if (st.word->size() < st.max_bytes) AppendUtf8(cp, st.word);
       ++st.chars;
       break;
     case kPostPunct: {
@@ -193,6 +207,7 @@ template <typename Sink>
 void BertPreTokenizer::Split(std::string_view text, Sink& sink) const {
   State st{&ScratchWord()};
   st.word->clear();
+  st.max_bytes = MaxWordBytesOf(sink);
   st.mark = sink.Mark();
   const size_t n = text.size();
   const char* p = text.data();
@@ -203,17 +218,29 @@ void BertPreTokenizer::Split(std::string_view text, Sink& sink) const {
       const AsciiEntry e = ascii_[b];
       ++i;
       switch (e.cls) {
-        case kAsciiWord:
-          st.word->push_back(e.byte);
+        case kAsciiWord: {
           ++st.chars;
-          // The common case: a run of word characters.
+          const size_t kept = st.word->size();
+          if (kept < st.max_bytes) {
+            st.word->push_back(e.byte);
+            // The common case: a run of word characters (kept up to max_bytes).
+            const size_t room = st.max_bytes - kept - 1;
+            const size_t limit = room >= n - i ? n : i + room;
+            while (i < limit && static_cast<unsigned char>(p[i]) < 0x80 &&
+                   ascii_[static_cast<unsigned char>(p[i])].cls == kAsciiWord) {
+              st.word->push_back(ascii_[static_cast<unsigned char>(p[i])].byte);
+              ++st.chars;
+              ++i;
+            }
+          }
+          // Past max_bytes the run is only counted.
           while (i < n && static_cast<unsigned char>(p[i]) < 0x80 &&
                  ascii_[static_cast<unsigned char>(p[i])].cls == kAsciiWord) {
-            st.word->push_back(ascii_[static_cast<unsigned char>(p[i])].byte);
             ++st.chars;
             ++i;
           }
           break;
+        }
         case kAsciiPunct:
           Flush(st, sink);
           sink.Char(static_cast<unsigned char>(e.byte), std::string_view(p + i - 1, 1));

@@ -192,6 +192,28 @@ TEST(BertPreTokenizerTest, CharacterCounts) {
   EXPECT_EQ(sink.chars, (std::vector<size_t>{5, 1, 2}));
 }
 
+// A sink that keeps at most max_word_bytes bytes of a word.
+struct CappedSink : WordSink {
+  size_t max_word_bytes = 8;
+};
+
+TEST(BertPreTokenizerTest, LongWordsKeepTheirFirstBytesAndTheirWholeCount) {
+  CappedSink sink;
+  const std::string huge(1000000, 'A');
+  BertPreTokenizer::Get(kHf)->Split(
+      "abcdefgh ABCDEFGHIJ, " + huge + " \xC3\xA9" + huge +
+          "\xC3\xA9\xC3\xA9 abc\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9 x",
+      sink);
+  EXPECT_EQ(sink.words, (V{"abcdefgh", "abcdefgh", ",", "aaaaaaaa", "eaaaaaaa", "abceeeee", "x"}));
+  EXPECT_EQ(sink.chars, (std::vector<size_t>{8, 10, 1, 1000000, 1000003, 9, 1}));
+  // Without the strip of accents, a kept multi-byte character may pass the limit by 3 bytes.
+  CappedSink marks;
+  BertPreTokenizer::Get(Mode(CompatMode::kHuggingFace, true, false))
+      ->Split("abcdefg\xC3\xA9\xC3\xA9z", marks);
+  EXPECT_EQ(marks.words, (V{"abcdefg\xC3\xA9"}));
+  EXPECT_EQ(marks.chars, (std::vector<size_t>{10}));
+}
+
 TEST(BertPreTokenizerTest, TablesAreSharedPerOptions) {
   EXPECT_EQ(BertPreTokenizer::Get(kHf), BertPreTokenizer::Get(kHf));
   EXPECT_NE(BertPreTokenizer::Get(kHf), BertPreTokenizer::Get(kBert));
