@@ -7,11 +7,14 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-
 #include <functional>
 #include <string>
 
 #include "tokenmill/base/status.h"
+
+namespace tokenmill {
+struct WorkerOptions;
+}  // namespace tokenmill
 
 namespace tokenmill::cli {
 
@@ -32,6 +35,10 @@ void AddTokenizeCommand(CLI::App& app, CommandAction* action);
 void AddInspectCommand(CLI::App& app, CommandAction* action);
 void AddLaunchCommand(CLI::App& app, CommandAction* action);
 void AddReportCommand(CLI::App& app, CommandAction* action);
+
+// The body of `tokenmill work` (signal handlers, the worker, its summary on stderr): returns the
+// exit code. `run` calls it in the worker processes it forks.
+int RunWorkerProcess(const WorkerOptions& options);
 
 // Prints "tokenmill: error: <message>" (secrets redacted) and returns the exit code for `status`:
 // 1 for failures, 2 for InvalidArgument raised while reading the command line.

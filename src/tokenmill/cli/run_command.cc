@@ -102,8 +102,19 @@ int RunRun(const RunArgs& args) {
                    store_location.c_str(), workers);
     }
     launch::LocalPoolOptions pool_options;
-    pool_options.log_dir = IsUrl(store_location) ? "tokenmill-logs"
-                                                 : JoinPath(store_location, "logs");
+    pool_options.log_dir =
+        IsUrl(store_location) ? "tokenmill-logs" : JoinPath(store_location, "logs");
+    if (!IsUrl(store_location)) {
+      // Workers are forks of this process, which holds no network connection and runs no other
+      // thread here: they keep the tokenizer the planner built (no process start, no second
+      // load). A store on GCS or S3 gets new processes (no HTTP client state is shared).
+      pool_options.forked_worker = [store_location](int) {
+        WorkerOptions options;
+        options.store = store_location;
+        options.threads = 1;
+        return RunWorkerProcess(options);
+      };
+    }
     launch::LocalPool pool(pool_options);
     Status started = pool.Start(store_location, static_cast<int>(workers));
     if (!started.ok()) return ReportError(started);
@@ -117,8 +128,7 @@ int RunRun(const RunArgs& args) {
       auto read = reader.Read();
       if (read.ok()) progress.Update(*read);
     };
-    launch::PoolSummary summary =
-        pool.RunForwardingSignals(tick, std::chrono::milliseconds(100));
+    launch::PoolSummary summary = pool.RunForwardingSignals(tick, std::chrono::milliseconds(100));
     progress.End();
     if (summary.received_signal != 0) {
       std::fprintf(stderr,
@@ -155,13 +165,12 @@ int RunRun(const RunArgs& args) {
                   (result->totals.bytes_in - bytes_before) / 1e6 / seconds);
     speed = buf;
   }
-  std::printf("%s: %llu documents, %llu tokens, %llu examples, %llu shards (%s) in %s%s\n",
-              already_done ? "already done" : (plan->resumed ? "done (resumed)" : "done"),
-              (unsigned long long)result->totals.documents,
-              (unsigned long long)result->totals.tokens,
-              (unsigned long long)result->totals.examples, (unsigned long long)result->shards,
-              FormatBytes(result->bytes_out).c_str(), result->manifest_location.c_str(),
-              speed.c_str());
+  std::printf(
+      "%s: %llu documents, %llu tokens, %llu examples, %llu shards (%s) in %s%s\n",
+      already_done ? "already done" : (plan->resumed ? "done (resumed)" : "done"),
+      (unsigned long long)result->totals.documents, (unsigned long long)result->totals.tokens,
+      (unsigned long long)result->totals.examples, (unsigned long long)result->shards,
+      FormatBytes(result->bytes_out).c_str(), result->manifest_location.c_str(), speed.c_str());
   // The last line of stdout stays the summary; the report's location goes with the notes.
   std::fflush(stdout);
   auto report = WriteReport(store_location);

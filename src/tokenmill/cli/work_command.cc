@@ -17,7 +17,9 @@ void OnSignal(int sig) {
   RequestWorkerStop();
 }
 
-int RunWork(const WorkerOptions& options) {
+}  // namespace
+
+int RunWorkerProcess(const WorkerOptions& options) {
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
   sigemptyset(&sa.sa_mask);
@@ -69,8 +71,6 @@ int RunWork(const WorkerOptions& options) {
   return code;
 }
 
-}  // namespace
-
 void AddWorkCommand(CLI::App& app, CommandAction* action) {
   auto options = std::make_shared<WorkerOptions>();
   CLI::App* cmd = app.add_subcommand(
@@ -84,7 +84,7 @@ void AddWorkCommand(CLI::App& app, CommandAction* action) {
   cmd->add_option("--idle-exit", options->idle_exit_seconds,
                   "leave after this many seconds with nothing to claim (default: never)")
       ->check(CLI::NonNegativeNumber);
-  cmd->callback([options, action] { *action = [options] { return RunWork(*options); }; });
+  cmd->callback([options, action] { *action = [options] { return RunWorkerProcess(*options); }; });
 }
 
 }  // namespace tokenmill::cli

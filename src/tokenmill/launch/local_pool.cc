@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -131,6 +132,7 @@ Status LocalPool::Start(std::string_view store, int n, const std::vector<std::st
   if (options_.threads_per_worker < 1) {
     return Status::InvalidArgument("threads per worker must be at least 1");
   }
+  if (options_.forked_worker) return StartForked(n);
   std::string binary = options_.binary;
   if (binary.empty()) {
     TM_ASSIGN_OR_RETURN(binary, SelfExecutablePath());
@@ -189,6 +191,68 @@ Status LocalPool::Start(std::string_view store, int n, const std::vector<std::st
       Reap(/*block=*/true);
       return error;
     }
+    WorkerExit w;
+    w.index = i;
+    w.pid = pid;
+    summary_.workers.push_back(w);
+  }
+  return Status::Ok();
+}
+
+Status LocalPool::StartForked(int n) {
+  if (!options_.log_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options_.log_dir, ec);
+    if (ec) {
+      return Status::IoError("cannot create the log folder " + options_.log_dir + ": " +
+                             ec.message());
+    }
+  }
+  std::fflush(nullptr);  // nothing buffered here is written twice
+  for (int i = 0; i < n; ++i) {
+    // Opened before the fork, so that a failure is reported here.
+    int log_fd = -1;
+    if (!options_.log_dir.empty()) {
+      const std::string log = options_.log_dir + "/worker-" + std::to_string(i) + ".log";
+      log_fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+      if (log_fd < 0) {
+        Status error =
+            Status::IoError("cannot open the worker log " + log + ": " + std::strerror(errno));
+        Signal(SIGTERM);
+        Reap(/*block=*/true);
+        return error;
+      }
+    }
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      ::setpgid(0, 0);
+      if (log_fd >= 0) {
+        ::dup2(log_fd, 1);
+        ::dup2(log_fd, 2);
+      }
+      for (int sig : {SIGINT, SIGTERM, SIGPIPE, SIGCHLD}) ::signal(sig, SIG_DFL);
+      sigset_t empty_mask;
+      sigemptyset(&empty_mask);
+      ::sigprocmask(SIG_SETMASK, &empty_mask, nullptr);
+      int code = 1;
+      try {
+        code = options_.forked_worker(i);
+      } catch (...) {
+        code = 1;
+      }
+      std::fflush(nullptr);
+      ::_exit(code);
+    }
+    const int fork_errno = errno;
+    if (log_fd >= 0) ::close(log_fd);
+    if (pid < 0) {
+      Status error = Status::IoError("cannot start worker " + std::to_string(i) +
+                                     " (fork): " + std::strerror(fork_errno));
+      Signal(SIGTERM);
+      Reap(/*block=*/true);
+      return error;
+    }
+    ::setpgid(pid, pid);  // also in the child: whichever runs first
     WorkerExit w;
     w.index = i;
     w.pid = pid;

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <set>
 
 #include "tokenmill/launch/test_util.h"
@@ -119,6 +120,57 @@ TEST(LocalPoolTest, ForwardsSigtermToTheWorkers) {
   struct sigaction now;
   sigaction(SIGTERM, nullptr, &now);
   EXPECT_EQ(now.sa_handler, SIG_DFL);
+}
+
+TEST(LocalPoolTest, ForkedWorkersKeepWhatThisProcessHoldsAndWriteLogs) {
+  TempDir dir;
+  static std::string loaded;  // stands for the tokenizer `run` has built
+  loaded = "built once";
+  LocalPoolOptions options;
+  options.log_dir = dir.Join("logs");
+  options.forked_worker = [](int index) {
+    std::printf("worker %d sees '%s', own group %d\n", index, loaded.c_str(),
+                ::getpgrp() == ::getpid() ? 1 : 0);
+    std::fprintf(stderr, "stderr of %d\n", index);
+    return index;  // worker i exits i
+  };
+  LocalPool pool(options);
+  ASSERT_TRUE(pool.Start("/s", 3).ok());
+  PoolSummary summary = pool.Wait();
+  EXPECT_EQ(summary.succeeded(), 1);
+  EXPECT_EQ(summary.failed(), 2);
+  for (const WorkerExit& w : summary.workers) EXPECT_EQ(w.exit_code, w.index);
+  for (int i = 0; i < 3; ++i) {
+    const std::string log = ReadFile(dir.Join("logs/worker-" + std::to_string(i) + ".log"));
+    EXPECT_NE(log.find("worker " + std::to_string(i) + " sees 'built once', own group 1\n"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find("stderr of " + std::to_string(i)), std::string::npos) << log;
+  }
+}
+
+TEST(LocalPoolTest, ForkedWorkersGetSignalsForwarded) {
+  LocalPoolOptions options;
+  options.forked_worker = [](int) {
+    while (true) ::pause();  // default SIGTERM handling: killed
+    return 0;
+  };
+  LocalPool pool(options);
+  ASSERT_TRUE(pool.Start("/s", 2).ok());
+  bool sent = false;
+  PoolSummary summary = pool.RunForwardingSignals(
+      [&](const LocalPool&) {
+        if (!sent) {
+          sent = true;
+          ::kill(::getpid(), SIGTERM);
+        }
+      },
+      std::chrono::milliseconds(20));
+  EXPECT_EQ(summary.received_signal, SIGTERM);
+  for (const WorkerExit& w : summary.workers) {
+    EXPECT_FALSE(w.running);
+    EXPECT_EQ(w.term_signal, SIGTERM);
+  }
 }
 
 TEST(LocalPoolTest, DestructorStopsWorkersStillRunning) {
