@@ -72,8 +72,6 @@ Status Merge(const std::vector<std::string>& inputs, const std::string& output_p
   TM_ASSIGN_OR_RETURN(std::unique_ptr<OutputFile> idx, OutputFile::Create(output_prefix + ".idx"));
   TM_RETURN_IF_ERROR(idx->Append(EncodeMegatronIndex(dtype, lengths, documents)));
   TM_RETURN_IF_ERROR(idx->Close());
-  std::string dir = std::filesystem::path(output_prefix).parent_path().string();
-  TM_RETURN_IF_ERROR(SyncDir(dir.empty() ? "." : dir));
 
   ShardFile bin_file;
   bin_file.name = BaseName(bin->path());

@@ -14,7 +14,7 @@
 
 namespace tokenmill {
 
-// Writes <output_prefix>.bin and <output_prefix>.idx (fsync'd) and returns them in that order
+// Writes <output_prefix>.bin and <output_prefix>.idx and returns them in that order
 // (.bin: examples = sequences, tokens = tokens; .idx: 0 and 0; names are the files' base names).
 // On error nothing is left at the output prefix. REQUIRES: at least one input; the output prefix
 // is not one of the inputs.

@@ -114,7 +114,6 @@ Status OutputFile::HashFromDisk() {
 Status OutputFile::Close() {
   if (fd_ < 0) return Status::FailedPrecondition(path_ + ": closed twice");
   Status status = Flush();
-  if (status.ok() && ::fsync(fd_) != 0) status = ErrnoStatus(path_, "fsync failed", errno);
   if (status.ok() && rewritten_) status = HashFromDisk();
   if (::close(fd_) != 0 && status.ok()) status = ErrnoStatus(path_, "close failed", errno);
   fd_ = -1;

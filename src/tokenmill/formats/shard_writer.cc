@@ -106,7 +106,6 @@ StatusOr<std::vector<ShardFile>> RollingShardWriter::Finish() {
     status_ = Status::FailedPrecondition("ShardWriter::Finish called in the middle of a document");
   }
   if (status_.ok() && shard_open_) status_ = CloseOpenShard();
-  if (status_.ok() && !files_.empty()) status_ = SyncDir(options_.scratch_dir);
   if (!status_.ok()) return status_;  // the caller Abandon()s
   finished_ = true;
   return std::move(files_);

@@ -4,7 +4,7 @@
 // (.bin + .idx, docs/formats/megatron.md) and "llmc" (llm.c .bin, docs/formats/llmc.md).
 // Shard names: part-<task:06d>-<n:03d>.<ext> (Megatron: the prefix part-<task>-<n> with .bin and
 // .idx). Shape as LevelDB's TableBuilder: Add() any number of times, then Finish() or Abandon();
-// the first error sticks. Files are complete (and fsync'd) only after Finish(); the caller
+// the first error sticks. Files are complete only after Finish(); the caller
 // publishes them. A writer given no example writes no file (Finish returns none). If Finish fails,
 // call Abandon(); a writer destroyed without Finish or Abandon deletes its files.
 // Thread-safety: one writer per thread.

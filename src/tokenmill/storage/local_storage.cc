@@ -135,16 +135,17 @@ Status WriteAll(int fd, std::string_view data, const std::string& path) {
   return Status::Ok();
 }
 
-// Creates ".<name>.tmp.<pid>.<random>" in `dir` holding `data`, fsynced. Returns its path.
-// `fd_out` (optional) keeps the file open.
+// Creates ".<name>.tmp.<pid>.<random>" in `dir` holding `data`, fsynced (unless `sync` is false:
+// the caller writes more and fsyncs itself). Returns its path. `fd_out` (optional) keeps the file
+// open.
 StatusOr<std::string> WriteTemp(const std::string& dir, const std::string& name,
-                                std::string_view data, Fd* fd_out = nullptr) {
+                                std::string_view data, Fd* fd_out = nullptr, bool sync = true) {
   std::string tmp = (dir == "/" ? "" : dir) + "/." + name + ".tmp." + std::to_string(::getpid()) +
                     "." + RandomSuffix();
   Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
   if (fd.get() < 0) return ErrnoStatus("cannot create", tmp, errno);
   Status s = WriteAll(fd.get(), data, tmp);
-  if (s.ok() && ::fsync(fd.get()) != 0) s = ErrnoStatus("cannot fsync", tmp, errno);
+  if (s.ok() && sync && ::fsync(fd.get()) != 0) s = ErrnoStatus("cannot fsync", tmp, errno);
   if (!s.ok()) {
     ::unlink(tmp.c_str());
     return s;
@@ -385,7 +386,7 @@ StatusOr<std::string> CopyToTemp(const std::string& src, const std::string& dir,
   Fd in(::open(src.c_str(), O_RDONLY | O_CLOEXEC));
   if (in.get() < 0) return ErrnoStatus("cannot open", src, errno);
   Fd out;
-  TM_ASSIGN_OR_RETURN(std::string tmp, WriteTemp(dir, name, "", &out));
+  TM_ASSIGN_OR_RETURN(std::string tmp, WriteTemp(dir, name, "", &out, /*sync=*/false));
   Status s;
   *bytes = 0;
   // A reflink where the filesystem can (XFS, btrfs: instant, copy-on-write, so the object never
