@@ -207,12 +207,35 @@ void WordPieceTrie::Build(const std::vector<std::pair<std::string_view, uint32_t
   // range of keys sharing a prefix, so no intermediate trie is built. Nodes are placed into the
   // double array breadth first, children in byte order.
   std::vector<std::pair<std::string_view, uint32_t>> keys;
-  keys.reserve(entries.size());
-  for (const auto& entry : entries) {
-    if (!entry.first.empty()) keys.push_back(entry);
+  {
+    // Sorted by their first 8 bytes as one big-endian integer, then the rest, then the input
+    // order (stable): most comparisons are one integer comparison.
+    struct SortKey {
+      uint64_t head;
+      uint32_t index;
+    };
+    std::vector<SortKey> order;
+    order.reserve(entries.size());
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const std::string_view k = entries[i].first;
+      if (k.empty()) continue;
+      uint64_t head = 0;
+      for (size_t b = 0; b < 8; ++b) {
+        head = head << 8 | (b < k.size() ? static_cast<unsigned char>(k[b]) : 0);
+      }
+      order.push_back({head, static_cast<uint32_t>(i)});
+    }
+    std::sort(order.begin(), order.end(), [&](const SortKey& a, const SortKey& b) {
+      if (a.head != b.head) return a.head < b.head;
+      const std::string_view x = entries[a.index].first;
+      const std::string_view y = entries[b.index].first;
+      const int c = x.compare(y);  // equal heads: equal first 8 bytes, or shorter and 0-padded
+      if (c != 0) return c < 0;
+      return a.index < b.index;
+    });
+    keys.reserve(order.size());
+    for (const SortKey& k : order) keys.push_back(entries[k.index]);
   }
-  std::stable_sort(keys.begin(), keys.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
   cells_.assign(512, Cell{0, -1, kNotFound});
   cells_[0].check = -2;  // the root
   // next_free[i] != i: every cell in [i, next_free[i]) is used (a path-compressed skip list).
