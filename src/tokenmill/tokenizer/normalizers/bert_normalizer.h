@@ -17,6 +17,7 @@
 // published whole, never changed again).
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -219,26 +220,24 @@ void BertPreTokenizer::Split(std::string_view text, Sink& sink) const {
       ++i;
       switch (e.cls) {
         case kAsciiWord: {
-          ++st.chars;
+          // The common case: a run of word characters, found first, then copied and mapped in
+          // place (bytes past max_bytes are only counted).
+          const size_t start = i - 1;
+          size_t j = i;
+          while (j < n && static_cast<unsigned char>(p[j]) < 0x80 &&
+                 ascii_[static_cast<unsigned char>(p[j])].cls == kAsciiWord) {
+            ++j;
+          }
+          const size_t run = j - start;
+          st.chars += run;
           const size_t kept = st.word->size();
           if (kept < st.max_bytes) {
-            st.word->push_back(e.byte);
-            // The common case: a run of word characters (kept up to max_bytes).
-            const size_t room = st.max_bytes - kept - 1;
-            const size_t limit = room >= n - i ? n : i + room;
-            while (i < limit && static_cast<unsigned char>(p[i]) < 0x80 &&
-                   ascii_[static_cast<unsigned char>(p[i])].cls == kAsciiWord) {
-              st.word->push_back(ascii_[static_cast<unsigned char>(p[i])].byte);
-              ++st.chars;
-              ++i;
-            }
+            const size_t take = std::min(run, st.max_bytes - kept);
+            st.word->append(p + start, take);
+            char* w = st.word->data() + kept;
+            for (size_t k = 0; k < take; ++k) w[k] = ascii_[static_cast<unsigned char>(w[k])].byte;
           }
-          // Past max_bytes the run is only counted.
-          while (i < n && static_cast<unsigned char>(p[i]) < 0x80 &&
-                 ascii_[static_cast<unsigned char>(p[i])].cls == kAsciiWord) {
-            ++st.chars;
-            ++i;
-          }
+          i = j;
           break;
         }
         case kAsciiPunct:
