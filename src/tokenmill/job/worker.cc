@@ -39,15 +39,17 @@ std::string MakeWorkerId() {
 
 std::mutex g_nap_mu;
 std::condition_variable g_nap_cv;
+uint64_t g_nap_epoch = 0;  // guarded by g_nap_mu; WakeNappers() moves it
 
 // Sleeps up to `ms`, waking early when a stop is requested (seen within 50 ms: a signal handler
-// cannot notify) or `done` becomes true (at once, when followed by WakeNappers()).
+// cannot notify), `done` becomes true, or WakeNappers() is called (at once).
 void Nap(int64_t ms, const std::atomic<bool>& done) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
   std::unique_lock<std::mutex> lock(g_nap_mu);
+  const uint64_t epoch = g_nap_epoch;
   for (;;) {
     const auto now = std::chrono::steady_clock::now();
-    if (g_stop.load() || done.load() || now >= until) return;
+    if (g_stop.load() || done.load() || now >= until || g_nap_epoch != epoch) return;
     g_nap_cv.wait_for(lock, std::min<std::chrono::steady_clock::duration>(
                                 std::chrono::milliseconds(50), until - now));
   }
@@ -55,6 +57,7 @@ void Nap(int64_t ms, const std::atomic<bool>& done) {
 
 void WakeNappers() {
   std::lock_guard<std::mutex> lock(g_nap_mu);
+  ++g_nap_epoch;
   g_nap_cv.notify_all();
 }
 
@@ -178,15 +181,24 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
                               std::max<int64_t>(200, int64_t{spec.job.lease_seconds} * 1000 / 3))
           : 200;
 
-  auto run_one = [&](uint64_t t, uint32_t attempt) {
+  // A task in two steps: run_one computes it (reading, tokenizing, writing its shards to scratch)
+  // and returns its publication, which copies the shards to the output and records the task done
+  // (or nothing, when the task failed or was lost). The loop runs each publication on a thread of
+  // its own while it computes the next task, so the copy and fsync of the shards overlap the
+  // work; it waits for the previous publication before it starts the next one.
+  auto run_one = [&](uint64_t t, uint32_t attempt) -> std::function<void()> {
     const TaskDef& task = tasks[t];
     const std::string task_scratch =
         scratch + "/task-" + std::to_string(t) + "-" + std::to_string(attempt);
-    std::filesystem::create_directories(task_scratch, ec);
+    std::error_code dir_ec;
+    std::filesystem::create_directories(task_scratch, dir_ec);
     const auto task_start = std::chrono::steady_clock::now();
     auto cancelled = [&] { return g_stop.load() || ledger.Lost(t); };
     auto result = RunTask(spec, *tokenizer, task, task_scratch, cancelled);
-    auto cleanup = [&] { std::filesystem::remove_all(task_scratch, ec); };
+    auto cleanup = [task_scratch] {
+      std::error_code cleanup_ec;
+      std::filesystem::remove_all(task_scratch, cleanup_ec);
+    };
     if (!result.ok()) {
       cleanup();
       if (result.status().Is(StatusCode::kCancelled)) {
@@ -194,7 +206,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
           std::lock_guard<std::mutex> lock(mu);
           ++summary.tasks_lost;
         }
-        return;  // released below (stop) or lost
+        return {};  // released below (stop) or lost
       }
       LogError("task " + std::to_string(t) + " attempt " + std::to_string(attempt) +
                " failed: " + result.status().ToString());
@@ -206,59 +218,68 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
         LogWarning("recording the failure of task " + std::to_string(t) + ": " + s.ToString());
       std::lock_guard<std::mutex> lock(mu);
       ++summary.tasks_failed;
-      return;
+      return {};
     }
-    // Fencing: publish only while we still hold the lease and nobody recorded the task.
-    Status fence = ledger.CheckStillHolder(t);
-    if (!fence.ok()) {
-      LogWarning("task " + std::to_string(t) + ": not publishing: " + fence.message());
-      cleanup();
-      ledger.Release(t).ok();
-      std::lock_guard<std::mutex> lock(mu);
-      ++summary.tasks_lost;
-      return;
-    }
-    DoneRecord done;
-    done.task = t;
-    done.holder = worker_id;
-    done.attempt = attempt;
-    done.stats = result->stats;
-    done.content = std::move(result->content);
-    if (auto lease = ledger.HeldLeaseRecord(t)) {
-      done.failures = lease->failures;
-      done.expiries = lease->expiries;
-    }
-    for (const auto& shard : result->shards) {
-      Status s = output->WriteFile(JoinPath(spec.output.path, shard.name), shard.local_path);
-      if (!s.ok()) {
+    return [&, t, attempt, task_start, cleanup, result = std::move(result).value()]() mutable {
+      const TaskDef& task = tasks[t];
+      // Fencing: publish only while we still hold the lease and nobody recorded the task.
+      Status fence = ledger.CheckStillHolder(t);
+      if (!fence.ok()) {
+        LogWarning("task " + std::to_string(t) + ": not publishing: " + fence.message());
         cleanup();
-        LogError("task " + std::to_string(t) + ": publishing " + shard.name + ": " + s.ToString());
-        ErrorRecord err{t, attempt, worker_id, s.ToString(), task.url, task.begin, NowMs()};
-        bool for_good = false;
-        ledger.Fail(t, err, &for_good).ok();
+        ledger.Release(t).ok();
         std::lock_guard<std::mutex> lock(mu);
-        ++summary.tasks_failed;
+        ++summary.tasks_lost;
         return;
       }
-      done.shards.push_back({shard.name, shard.bytes, shard.sha256, shard.examples, shard.tokens});
-    }
-    cleanup();
-    done.elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::steady_clock::now() - task_start)
-                          .count();
-    done.finished_at_ms = NowMs();
-    Status s = ledger.Complete(t, done);
-    std::lock_guard<std::mutex> lock(mu);
-    if (s.ok()) {
-      ++summary.tasks_done;
-      summary.stats += result->stats;
-    } else if (!s.Is(StatusCode::kAlreadyExists)) {
-      LogError("task " + std::to_string(t) + ": recording it done: " + s.ToString());
-      if (fatal.ok()) fatal = s;
-    }
+      DoneRecord done;
+      done.task = t;
+      done.holder = worker_id;
+      done.attempt = attempt;
+      done.stats = result.stats;
+      done.content = std::move(result.content);
+      if (auto lease = ledger.HeldLeaseRecord(t)) {
+        done.failures = lease->failures;
+        done.expiries = lease->expiries;
+      }
+      for (const auto& shard : result.shards) {
+        Status s = output->WriteFile(JoinPath(spec.output.path, shard.name), shard.local_path);
+        if (!s.ok()) {
+          cleanup();
+          LogError("task " + std::to_string(t) + ": publishing " + shard.name + ": " +
+                   s.ToString());
+          ErrorRecord err{t, attempt, worker_id, s.ToString(), task.url, task.begin, NowMs()};
+          bool for_good = false;
+          ledger.Fail(t, err, &for_good).ok();
+          std::lock_guard<std::mutex> lock(mu);
+          ++summary.tasks_failed;
+          return;
+        }
+        done.shards.push_back(
+            {shard.name, shard.bytes, shard.sha256, shard.examples, shard.tokens});
+      }
+      cleanup();
+      done.elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::steady_clock::now() - task_start)
+                            .count();
+      done.finished_at_ms = NowMs();
+      Status s = ledger.Complete(t, done);
+      std::lock_guard<std::mutex> lock(mu);
+      if (s.ok()) {
+        ++summary.tasks_done;
+        summary.stats += result.stats;
+      } else if (!s.Is(StatusCode::kAlreadyExists)) {
+        LogError("task " + std::to_string(t) + ": recording it done: " + s.ToString());
+        if (fatal.ok()) fatal = s;
+      }
+    };
   };
 
   auto loop = [&] {
+    std::thread publication;  // the last task's publication, at most one at a time
+    auto wait_publication = [&] {
+      if (publication.joinable()) publication.join();
+    };
     auto idle_since = std::chrono::steady_clock::now();
     int consecutive_errors = 0;
     int64_t wait_ms = 100;
@@ -286,11 +307,19 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
       }
       consecutive_errors = 0;
       switch (*outcome) {
-        case Ledger::Outcome::kClaimed:
-          run_one(t, attempt);
+        case Ledger::Outcome::kClaimed: {
+          std::function<void()> publish = run_one(t, attempt);
+          wait_publication();
+          if (publish) {
+            publication = std::thread([publish = std::move(publish)] {
+              publish();
+              WakeNappers();  // a loop waiting for this task's record looks again at once
+            });
+          }
           idle_since = std::chrono::steady_clock::now();
           wait_ms = 100;
           break;
+        }
         case Ledger::Outcome::kAllDone:
           ending = static_cast<int>(WorkerSummary::Ending::kAllDone);
           finished = true;
@@ -313,6 +342,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
         }
       }
     }
+    wait_publication();
   };
 
   std::vector<std::thread> pool;
