@@ -8,6 +8,7 @@
 #include "tokenmill/storage/storage.h"
 #include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
 #include "tokenmill/tokenizer/loaders/hf_tokenizer_json.h"
+#include "tokenmill/tokenizer/loaders/json_parse.h"
 #include "tokenmill/tokenizer/loaders/sentencepiece_model.h"
 #include "tokenmill/tokenizer/models/wordpiece.h"
 
@@ -79,7 +80,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& optio
   if (EndsWith(name, ".model")) return LoadSentencePieceModel(options, main->data, name);
   if (EndsWith(name, ".json")) {
     if (IsHfTokenizerJson(name, main->data)) {
-      nlohmann::json j = nlohmann::json::parse(main->data, nullptr, /*allow_exceptions=*/false);
+      nlohmann::json j = ParseJson(main->data);
       if (j.is_discarded() || !j.is_object() || !j.contains("model") || !j["model"].is_object()) {
         return Status::InvalidArgument(name + ": not a valid HuggingFace tokenizer.json");
       }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tokenmill/base/utf8.h"
+#include "tokenmill/tokenizer/loaders/json_parse.h"
 #include "tokenmill/tokenizer/models/bpe.h"
 #include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
 #include "tokenmill/tokenizer/pre_tokenizers/unicode_classes.h"
@@ -552,7 +553,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2EncoderImpl(const TokenizerOptions&
                                                          std::string_view vocab_bpe,
                                                          std::string_view source) {
   TM_RETURN_IF_ERROR(CheckOptions(options, source, BpeFileKind::kEncoderJson));
-  const nlohmann::json j = nlohmann::json::parse(encoder_json, nullptr, false);
+  const nlohmann::json j = ParseJson(encoder_json);
   if (j.is_discarded() || !j.is_object()) {
     return Status::InvalidArgument(std::string(source) +
                                    ": not a JSON object of token -> id (GPT-2 encoder.json)");
@@ -713,7 +714,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
                                                               std::string_view json,
                                                               std::string_view source) {
   TM_RETURN_IF_ERROR(CheckOptions(options, source, BpeFileKind::kTokenizerJson));
-  const nlohmann::json j = nlohmann::json::parse(json, nullptr, false);
+  const nlohmann::json j = ParseJson(json);
   if (j.is_discarded() || !j.is_object()) {
     return Status::InvalidArgument(std::string(source) + ": not valid JSON");
   }

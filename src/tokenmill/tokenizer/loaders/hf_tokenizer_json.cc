@@ -11,6 +11,7 @@
 #include "tokenmill/base/utf8.h"
 #include "tokenmill/tokenizer/char_util.h"
 #include "tokenmill/tokenizer/loaders/added_vocabulary.h"
+#include "tokenmill/tokenizer/loaders/json_parse.h"
 #include "tokenmill/tokenizer/models/hf_bpe.h"
 #include "tokenmill/tokenizer/models/model.h"
 #include "tokenmill/tokenizer/models/unigram.h"
@@ -729,7 +730,7 @@ bool IsByteLevelTokenizerJson(const nlohmann::json& j) {
 StatusOr<std::unique_ptr<Tokenizer>> LoadHfPipelineTokenizerJson(const TokenizerOptions& options,
                                                                  std::string_view json_text,
                                                                  std::string_view source) {
-  return LoadHfPipelineTokenizerJson(options, json::parse(json_text, nullptr, false), source);
+  return LoadHfPipelineTokenizerJson(options, ParseJson(json_text), source);
 }
 
 StatusOr<std::unique_ptr<Tokenizer>> LoadHfPipelineTokenizerJson(const TokenizerOptions& options,

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "tokenmill/base/utf8.h"
+#include "tokenmill/tokenizer/loaders/json_parse.h"
 #include "tokenmill/tokenizer/normalizers/bert_unicode.h"
 
 namespace tokenmill {
@@ -734,9 +735,7 @@ StatusOr<std::unique_ptr<Tokenizer>> ParseTokenizerJson(const TokenizerOptions& 
 StatusOr<std::unique_ptr<Tokenizer>> LoadWordPieceTokenizerJson(const TokenizerOptions& options,
                                                                 std::string_view json,
                                                                 std::string_view source) {
-  return LoadWordPieceParsedTokenizerJson(
-      options, nlohmann::json::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false),
-      source);
+  return LoadWordPieceParsedTokenizerJson(options, ParseJson(json), source);
 }
 
 StatusOr<std::unique_ptr<Tokenizer>> LoadWordPieceParsedTokenizerJson(

@@ -1,0 +1,103 @@
+#include "tokenmill/tokenizer/loaders/json_parse.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace tokenmill {
+namespace {
+
+using nlohmann::json;
+
+// The same value as nlohmann's own parser, with the same types all the way down.
+void ExpectSameAsNlohmann(const std::string& text) {
+  const json want = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const json got = ParseJson(text);
+  ASSERT_EQ(got.is_discarded(), want.is_discarded()) << text;
+  if (want.is_discarded()) return;
+  EXPECT_EQ(got, want) << text;
+  std::vector<std::pair<const json*, const json*>> stack = {{&got, &want}};
+  while (!stack.empty()) {
+    const auto [a, b] = stack.back();
+    stack.pop_back();
+    ASSERT_EQ(a->type(), b->type()) << text << ": " << a->dump() << " vs " << b->dump();
+    if (a->is_object()) {
+      for (auto it = a->begin(); it != a->end(); ++it) stack.push_back({&*it, &b->at(it.key())});
+    } else if (a->is_array()) {
+      for (size_t i = 0; i < a->size(); ++i) stack.push_back({&(*a)[i], &(*b)[i]});
+    }
+  }
+}
+
+TEST(ParseJsonTest, SameValuesAndTypesAsNlohmann) {
+  for (
+      const std::string text :
+      {R"({"a": 1, "b": -2, "c": 3.5, "d": 1e3, "e": 18446744073709551615, "f": -9223372036854775808})",
+       R"({"s": "x\u00e9\ud83d\ude00\n\"", "t": true, "n": null, "z": [], "o": {}})",
+       R"({"dup": 1, "dup": 2, "k": {"dup": "a", "dup": "b"}})",
+       R"([1, [2, [3, [4]]], "x", -0.0, 0, 1.7976931348623157e308])", R"("top")", R"(12)",
+       R"(  {"a" : [ 1 , 2 ]}  )", "\xEF\xBB\xBF{\"bom\": 1}",
+       R"({"big": 123456789012345678901234567890})", R"({"lone": "\ud800"})", R"({"bad": 01})",
+       R"({"a": 1,})", R"({"a": 1} x)", "", "[", R"({"a": "\x"})", "{\"ctl\": \"a\tb\"}",
+       R"({"nul": "a\u0000b"})"}) {
+    ExpectSameAsNlohmann(text);
+  }
+}
+
+TEST(ParseJsonTest, RealTokenizerFiles) {
+  for (const char* name : {"bert-base-uncased/tokenizer.json", "bert-base-chinese/tokenizer.json",
+                           "gpt2/tokenizer.json", "gpt2/encoder.json"}) {
+    std::ifstream in(std::string(TOKENMILL_SOURCE_DIR "/data/vocab/") + name, std::ios::binary);
+    ASSERT_TRUE(in.good()) << name;
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    SCOPED_TRACE(name);
+    ExpectSameAsNlohmann(text);
+  }
+}
+
+TEST(ParseJsonTest, RandomDocuments) {
+  std::mt19937 rng(11);
+  const std::vector<std::string> atoms = {"0",    "-1",   "7",     "2.5",         "-3e-2", "true",
+                                          "null", "\"\"", "\"a\"", "\"\\u4e2d\"", "1E+2"};
+  for (int i = 0; i < 2000; ++i) {
+    std::string text;
+    int depth = 0;
+    const int n = 1 + static_cast<int>(rng() % 30);
+    std::vector<char> open;
+    for (int k = 0; k < n; ++k) {
+      const uint32_t r = rng() % 4;
+      if (r == 0 && open.size() < 6) {
+        const bool obj = rng() % 2 == 0;
+        text += obj ? "{" : "[";
+        open.push_back(obj ? '}' : ']');
+        if (obj) text += "\"k" + std::to_string(rng() % 3) + "\":";
+        ++depth;
+      } else if (r == 1 && !open.empty()) {
+        text += atoms[rng() % atoms.size()];
+        text += open.back();
+        open.pop_back();
+      } else {
+        text += atoms[rng() % atoms.size()];
+        if (!open.empty()) {
+          text += ",";
+          if (open.back() == '}') text += "\"k" + std::to_string(rng() % 3) + "\":";
+        }
+      }
+    }
+    if (!open.empty()) text += atoms[0];
+    while (!open.empty()) {
+      text += open.back();
+      open.pop_back();
+    }
+    if (rng() % 4 == 0 && !text.empty()) text.erase(rng() % text.size(), 1);  // often malformed
+    ExpectSameAsNlohmann(text);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
+}  // namespace
+}  // namespace tokenmill
