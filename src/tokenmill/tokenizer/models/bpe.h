@@ -93,7 +93,12 @@ class BpeModel {
   // pieces, linear up to kLinearMergeMaxBytes, heap above. kLinear (pieces up to
   // kLinearMergeMaxBytes only, heap above) and kHeap merge the whole piece, with neither cache nor
   // split. (For tests and benchmarks; all give the same ids.)
-  enum class Algorithm { kAuto, kLinear, kHeap };
+  // kBacktrack: the backtracking encoder (see above) on the whole piece, without the cache;
+  // where backtracks() is false it merges as kAuto.
+  enum class Algorithm { kAuto, kLinear, kHeap, kBacktrack };
+
+  // Whether the backtracking encoder applies to this model (see above). After Finish().
+  bool backtracks() const { return backtrack_ok_; }
 
   // Whether kAuto cuts long pieces at positions no token spans (see above). After Finish().
   bool splits_long_pieces() const { return split_ok_; }
@@ -170,6 +175,21 @@ class BpeModel {
   size_t TokenReach(const unsigned char* bytes, size_t i, size_t n) const;
   void EmitPart(uint32_t id, std::vector<uint32_t>* ids) const;
 
+  // The backtracking encoder (see above).
+  struct Split {
+    uint32_t left = kNone;   // the last merge of the token's own bytes: (left, right)
+    uint32_t right = kNone;
+    uint32_t rank = 0;       // that merge's priority + 1; 0 for a single byte (a leaf)
+  };
+  // Builds the split table, the prefix trie and next_prefix_; sets backtrack_ok_.
+  void BuildBacktrack();
+  // BPE(bytes(a) + bytes(b)) == [a, b], for tokens whose own bytes merge to themselves.
+  bool IsValidPair(uint32_t a, uint32_t b) const;
+  // The longest token (whose bytes merge to itself) that is a prefix of bytes[0..n), n >= 1.
+  uint32_t LongestPrefix(const unsigned char* bytes, size_t n) const;
+  uint32_t TrieChild(uint32_t node, unsigned char byte) const;
+  void EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* ids) const;
+
   MergeRule rule_;
   // Tells this model's entries in the per-thread piece cache apart; a new one with every change
   // of settings, so no entry outlives the settings it was merged with.
@@ -204,6 +224,17 @@ class BpeModel {
   bool split_ok_ = false;
   std::vector<uint64_t> prefix3_;
   std::vector<uint64_t> token2_bits_;
+  // The backtracking encoder: whether it applies; by id, the split and the longest proper prefix
+  // that is a token whose bytes merge to itself (kNone for single bytes); the trie of those
+  // tokens (node 0 the root, children of the root direct, deeper ones in open addressing:
+  // (node << 8 | byte) + 1 << 32 | child), with the token of each node (or kNone).
+  bool backtrack_ok_ = false;
+  std::vector<Split> splits_;
+  std::vector<uint32_t> next_prefix_;
+  uint32_t trie_root_[256];
+  std::vector<uint64_t> trie_slots_;
+  std::vector<uint32_t> trie_token_;
+  size_t max_token_length_ = 1;  // of the tokens in the trie
 };
 
 }  // namespace tokenmill::bpe
