@@ -418,12 +418,8 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
     return;
   }
   if (algorithm == Algorithm::kAuto || algorithm == Algorithm::kBacktrack) {
-    if (backtrack_ok_) {
-      if (piece.size() <= PieceCache::kMaxBytes) {
-        EncodeCached(piece, hash, ids);
-      } else {
-        EncodeBacktrack(piece, ids);
-      }
+    if (backtrack_ok_ && piece.size() >= kBacktrackMinBytes) {
+      EncodeBacktrack(piece, ids);
       return;
     }
     // Short pieces are cheaper to merge whole than to scan for cuts.
@@ -462,11 +458,7 @@ void BpeModel::EncodeCached(std::string_view piece, uint64_t hash,
     return;
   }
   const size_t before = ids->size();
-  if (backtrack_ok_) {
-    EncodeBacktrack(piece, ids);
-  } else {
-    MergeLinear(piece, ids);
-  }
+  MergeLinear(piece, ids);
   const size_t count = ids->size() - before;
   if (count <= PieceCache::kMaxIds) {
     e.serial = serial_;
@@ -720,7 +712,7 @@ void BpeModel::BuildBacktrack() {
   splits_.clear();
   next_prefix_.clear();
   trie_slots_.clear();
-  trie_token_.clear();
+  trie2_.clear();
   max_token_length_ = 1;
   // Needs a token for every byte (every piece then has an encoding of usable tokens) and merge
   // results that are the concatenation of their parts (the bytes of a token are its leaves).
@@ -788,34 +780,33 @@ void BpeModel::BuildBacktrack() {
     if (usable[id]) total += spans_[id].length;
   }
   if (total >= (size_t{1} << 23)) return;  // node << 8 | byte must fit in 31 bits
+  // Nodes: 0..255 the single bytes, 256 + c the c-th 2-byte prefix (direct: trie2_), deeper
+  // ones in trie_slots_.
   size_t capacity = 16;
-  while (capacity < 2 * total) capacity *= 2;
-  trie_slots_.assign(capacity, 0);
-  trie_token_.assign(1, kNone);
+  while (capacity < total + total / 2) capacity *= 2;
+  trie_slots_.assign(capacity, TrieSlot{});
+  trie2_.assign(65536, TrieSlot{});
+  uint32_t nodes = 256;
   const size_t mask = capacity - 1;
-  const auto find_or_add = [&](uint32_t node, unsigned char byte) {
-    const uint64_t key = ((static_cast<uint64_t>(node) << 8) | byte) + 1;
-    for (size_t s = HashPairKey(key) & mask;; s = (s + 1) & mask) {
-      const uint64_t slot = trie_slots_[s];
-      if (slot == 0) {
-        const auto child = static_cast<uint32_t>(trie_token_.size());
-        trie_token_.push_back(kNone);
-        trie_slots_[s] = (key << 32) | child;
-        return child;
+  const auto find_or_add = [&](uint32_t node, unsigned char byte) -> TrieSlot& {
+    const auto key = static_cast<uint32_t>(((node << 8) | byte) + 1);
+    for (size_t s = Mix(key * 0x9E3779B97F4A7C15ULL) & mask;; s = (s + 1) & mask) {
+      TrieSlot& slot = trie_slots_[s];
+      if (slot.key == 0) {
+        slot = {key, nodes++, kNone};
+        return slot;
       }
-      if ((slot >> 32) == key) return static_cast<uint32_t>(slot);
+      if (slot.key == key) return slot;
     }
   };
-  for (int b = 0; b < 256; ++b) {
-    trie_root_[b] = static_cast<uint32_t>(trie_token_.size());
-    trie_token_.push_back(byte_ids_[b]);
-  }
+  for (int b = 0; b < 256; ++b) trie_root_[b] = byte_ids_[b];
   for (uint32_t id = 0; id < n_ids; ++id) {
     if (!usable[id] || spans_[id].length < 2) continue;
     const auto* p = reinterpret_cast<const unsigned char*>(arena_.data() + spans_[id].offset);
-    uint32_t node = trie_root_[p[0]];
-    for (uint32_t k = 1; k < spans_[id].length; ++k) node = find_or_add(node, p[k]);
-    trie_token_[node] = id;
+    TrieSlot* slot = &trie2_[p[0] | (p[1] << 8)];
+    if (slot->key == 0) *slot = {1, nodes++, kNone};
+    for (uint32_t k = 2; k < spans_[id].length; ++k) slot = &find_or_add(slot->child, p[k]);
+    slot->token = id;
     max_token_length_ = std::max<size_t>(max_token_length_, spans_[id].length);
   }
   // The next shorter usable prefix of every usable token.
@@ -828,23 +819,26 @@ void BpeModel::BuildBacktrack() {
   backtrack_ok_ = true;
 }
 
-inline uint32_t BpeModel::TrieChild(uint32_t node, unsigned char byte) const {
-  const uint64_t key = ((static_cast<uint64_t>(node) << 8) | byte) + 1;
+inline const BpeModel::TrieSlot* BpeModel::TrieChild(uint32_t node, unsigned char byte) const {
+  const auto key = static_cast<uint32_t>(((node << 8) | byte) + 1);
   const size_t mask = trie_slots_.size() - 1;
-  for (size_t s = HashPairKey(key) & mask;; s = (s + 1) & mask) {
-    const uint64_t slot = trie_slots_[s];
-    if ((slot >> 32) == key) return static_cast<uint32_t>(slot);
-    if (slot == 0) return kNone;
+  for (size_t s = Mix(key * 0x9E3779B97F4A7C15ULL) & mask;; s = (s + 1) & mask) {
+    const TrieSlot& slot = trie_slots_[s];
+    if (slot.key == key) return &slot;
+    if (slot.key == 0) return nullptr;
   }
 }
 
 inline uint32_t BpeModel::LongestPrefix(const unsigned char* bytes, size_t n) const {
-  uint32_t node = trie_root_[bytes[0]];
-  uint32_t best = trie_token_[node];
-  for (size_t i = 1; i < n; ++i) {
-    node = TrieChild(node, bytes[i]);
-    if (node == kNone) break;
-    if (trie_token_[node] != kNone) best = trie_token_[node];
+  uint32_t best = trie_root_[bytes[0]];
+  if (n < 2) return best;
+  const TrieSlot* slot = &trie2_[bytes[0] | (bytes[1] << 8)];
+  if (slot->key == 0) return best;
+  for (size_t i = 2;; ++i) {
+    if (slot->token != kNone) best = slot->token;
+    if (i >= n) break;
+    slot = TrieChild(slot->child, bytes[i]);
+    if (slot == nullptr) break;
   }
   return best;
 }
@@ -889,8 +883,8 @@ void BpeModel::EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* id
   uint64_t* dead = inline_dead;
   size_t bits = kInlineWords * 64;
   if (n + 1 > bits) {
-    bits = std::min<size_t>((n + 64) & ~size_t{63}, std::max<size_t>(size_t{1} << 20,
-                                                                   8 * max_token_length_ + 64));
+    bits = std::min<size_t>((n + 64) & ~size_t{63},
+                            std::max<size_t>(size_t{1} << 20, 8 * max_token_length_ + 64));
     bits = (bits + 63) & ~size_t{63};
     heap_dead.assign(bits / 64, 0);
     dead = heap_dead.data();

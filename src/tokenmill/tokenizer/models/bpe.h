@@ -53,6 +53,9 @@ class BpeModel {
   // priority can be taken in position order, each bucket once (linear in practice, and 8 bytes a
   // byte less than the heap). A merge that creates an earlier pair hands the rest to the heap.
   static constexpr size_t kQueueMinBytes = 4096;
+  // kAuto encodes pieces of this many bytes or more with the backtracking encoder where it
+  // applies (backtracks()); shorter ones go through the cache and the linear merge.
+  static constexpr size_t kBacktrackMinBytes = 65;
   // Pieces of this many bytes or more (4 GiB) are encoded in chunks of kMaxPieceBytes - 1 bytes.
   static constexpr size_t kMaxPieceBytes = size_t{1} << 32;
 
@@ -177,9 +180,9 @@ class BpeModel {
 
   // The backtracking encoder (see above).
   struct Split {
-    uint32_t left = kNone;   // the last merge of the token's own bytes: (left, right)
+    uint32_t left = kNone;  // the last merge of the token's own bytes: (left, right)
     uint32_t right = kNone;
-    uint32_t rank = 0;       // that merge's priority + 1; 0 for a single byte (a leaf)
+    uint32_t rank = 0;  // that merge's priority + 1; 0 for a single byte (a leaf)
   };
   // Builds the split table, the prefix trie and next_prefix_; sets backtrack_ok_.
   void BuildBacktrack();
@@ -187,7 +190,12 @@ class BpeModel {
   bool IsValidPair(uint32_t a, uint32_t b) const;
   // The longest token (whose bytes merge to itself) that is a prefix of bytes[0..n), n >= 1.
   uint32_t LongestPrefix(const unsigned char* bytes, size_t n) const;
-  uint32_t TrieChild(uint32_t node, unsigned char byte) const;
+  struct TrieSlot {
+    uint32_t key = 0;  // (parent node << 8 | byte) + 1; 0: empty (1 in trie2_)
+    uint32_t child = kNone;
+    uint32_t token = kNone;  // the token whose bytes lead to the child, or kNone
+  };
+  const TrieSlot* TrieChild(uint32_t node, unsigned char byte) const;
   void EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* ids) const;
 
   MergeRule rule_;
@@ -226,14 +234,14 @@ class BpeModel {
   std::vector<uint64_t> token2_bits_;
   // The backtracking encoder: whether it applies; by id, the split and the longest proper prefix
   // that is a token whose bytes merge to itself (kNone for single bytes); the trie of those
-  // tokens (node 0 the root, children of the root direct, deeper ones in open addressing:
-  // (node << 8 | byte) + 1 << 32 | child), with the token of each node (or kNone).
+  // tokens: the single bytes and the 2-byte prefixes direct, deeper prefixes in open addressing
+  // by (parent node, byte); each slot holds the token of its child node, so one probe a byte.
   bool backtrack_ok_ = false;
   std::vector<Split> splits_;
   std::vector<uint32_t> next_prefix_;
   uint32_t trie_root_[256];
-  std::vector<uint64_t> trie_slots_;
-  std::vector<uint32_t> trie_token_;
+  std::vector<TrieSlot> trie2_;
+  std::vector<TrieSlot> trie_slots_;
   size_t max_token_length_ = 1;  // of the tokens in the trie
 };
 

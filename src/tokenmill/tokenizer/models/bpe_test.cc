@@ -421,6 +421,28 @@ TEST(BpeModelTest, BacktrackMatchesTheHeapOnCl100k) {
   }
 }
 
+TEST(BpeModelTest, BacktrackWindowSlidesOnPiecesOverAMegabyte) {
+  // The backtracking encoder keeps its marks for a window of 2^20 positions: pieces longer than
+  // that slide it. Against the heap, with the real cl100k_base ranks: a run of one letter, a
+  // random mix of letters with runs, and CJK.
+  BpeModel model(MergeRule::kRanks);
+  for (uint32_t id = 0; id < 100256; ++id) {
+    ASSERT_TRUE(model.AddToken(Cl100k().IdToToken(id), id).ok()) << id;
+  }
+  ASSERT_TRUE(model.Finish().ok());
+  ASSERT_TRUE(model.backtracks());
+  std::mt19937 rng(9);
+  std::string mixed = RandomPiece(rng, (1 << 20) + 300000);
+  std::string cjk;
+  const std::string chars[] = {"\xe4\xb8\xad", "\xe6\x96\x87", "\xe7\x9a\x84", "\xe4\xba\xba"};
+  while (cjk.size() < (1 << 20) + 100000) cjk += chars[rng() % 4];
+  for (const std::string& piece : {std::string((1 << 20) + 70000, 'a'), mixed, cjk}) {
+    const std::vector<uint32_t> heap = Encode(model, piece, BpeModel::Algorithm::kHeap);
+    EXPECT_EQ(Encode(model, piece, BpeModel::Algorithm::kBacktrack), heap) << piece.size();
+    EXPECT_EQ(Encode(model, piece), heap) << piece.size();
+  }
+}
+
 TEST(BpeModelTest, OneMegabyteRunOfOneLetterFinishes) {
   // The heap merge is O(n log n); a quadratic merge would take hours here. No time is asserted.
   const std::string text(1 << 20, 'a');
