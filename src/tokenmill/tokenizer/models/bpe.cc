@@ -414,12 +414,12 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
     return;
   }
   if (algorithm == Algorithm::kBacktrack && backtrack_ok_) {
-    EncodeBacktrack(piece, ids);
+    EncodeBacktrack(piece, ids, backtrack_window_);
     return;
   }
   if (algorithm == Algorithm::kAuto || algorithm == Algorithm::kBacktrack) {
     if (backtrack_ok_ && piece.size() >= kBacktrackMinBytes) {
-      EncodeBacktrack(piece, ids);
+      EncodeBacktrack(piece, ids, backtrack_window_);
       return;
     }
     // Short pieces are cheaper to merge whole than to scan for cuts.
@@ -866,7 +866,8 @@ inline bool BpeModel::IsValidPair(uint32_t a, uint32_t b) const {
   }
 }
 
-void BpeModel::EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* ids) const {
+void BpeModel::EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* ids,
+                               size_t window) const {
   const size_t n = piece.size();
   const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
   const size_t base = ids->size();
@@ -875,16 +876,17 @@ void BpeModel::EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* id
   // searched again). dead: positions from which no encoding of the rest exists (set when the
   // search returns from one; a pruning only: a position not marked is searched again, with the
   // same result). The marks are kept for a window of positions [lo, lo + bits) that slides with
-  // the search: bounded memory (128 KiB) on a piece of any length; a mark below the window is
-  // forgotten (the search may then repeat work, never give other ids).
+  // the search: bounded memory (128 KiB) on a piece of any length. Should the search go back
+  // below the window (never seen on real vocabularies and text: it goes back a few tokens), the
+  // piece is encoded again with a window over all of it (n / 8 bytes), so marks are never lost.
   constexpr size_t kInlineWords = 8;
   uint64_t inline_dead[kInlineWords] = {};
   std::vector<uint64_t> heap_dead;
   uint64_t* dead = inline_dead;
   size_t bits = kInlineWords * 64;
-  if (n + 1 > bits) {
+  if (n + 1 > bits || window < bits) {
     bits = std::min<size_t>((n + 64) & ~size_t{63},
-                            std::max<size_t>(size_t{1} << 20, 8 * max_token_length_ + 64));
+                            std::max<size_t>(window, 8 * max_token_length_ + 64));
     bits = (bits + 63) & ~size_t{63};
     heap_dead.assign(bits / 64, 0);
     dead = heap_dead.data();
@@ -918,7 +920,12 @@ void BpeModel::EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* id
         MergeHeap(piece, ids);
         return;
       }
-      if (pos >= lo) dead[(pos - lo) >> 6] |= uint64_t{1} << ((pos - lo) & 63);
+      if (pos < lo) {  // below the window: again with the whole piece in it
+        ids->resize(base);
+        EncodeBacktrack(piece, ids, SIZE_MAX);
+        return;
+      }
+      dead[(pos - lo) >> 6] |= uint64_t{1} << ((pos - lo) & 63);
       token = ids->back();
       ids->pop_back();
       pos -= spans_[token].length;

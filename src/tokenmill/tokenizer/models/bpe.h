@@ -25,9 +25,28 @@
 // tokens starting at each byte, from a table of 3-byte token prefixes), and its parts merge on
 // their own (short ones through the cache) instead of in one heap. Used only when every merge
 // result is the concatenation of its two parts (Finish() checks; HF's continuing_subword_prefix
-// is not). Limits:
-// ids below 2^21 - 1, at most 2^22 - 1 pairs (Finish() says so). Thread-safety: immutable after
-// Finish(); EncodePiece() may run on many threads.
+// is not).
+// Backtracking encoder (as the backtrack encoder of github.com/github/rust-gems' bpe crate): the
+// merge's result is the one sequence of tokens whose bytes each merge to the token itself and
+// whose adjacent pairs are each valid, a pair (a, b) valid when merging bytes(a) + bytes(b)
+// gives [a, b] (no merge across the boundary wins before both are formed). Finish() records for
+// every token the last merge of its own bytes (its split, and that merge's priority), the
+// longest shorter prefix token, and a trie of the tokens (single bytes and 2-byte prefixes
+// direct, deeper ones hashed by (node, byte)). The validity test walks the right edge of a's
+// split tree and the left edge of b's, the later formed first, looking the pair across up in
+// the pair table. The encoder takes the longest prefix token at each position, shortens it
+// until the pair with the previous token is valid and its end is not marked dead, and else goes
+// back one token and marks the position dead; the tokens found so far go straight to the
+// output, the marks are kept for a sliding window of 2^20 positions (128 KiB), so a piece of any
+// length is encoded in that memory beyond its ids (a mark that slid out is forgotten: at worst
+// repeated work, never other ids). Exact where the merge of every token's bytes goes in rising
+// priority (each split's parts formed at lower priorities than the token: true of the gpt2,
+// cl100k_base and o200k_base ranks; Finish() checks, backtracks() says) and merge results are
+// concatenations with a token for each of the 256 bytes, for both rules; kAuto uses it for
+// pieces of kBacktrackMinBytes or more (runs of one letter: 5-7x the heap), and the cache and
+// the linear merge below (as fast on the shared corpus).
+// Limits: ids below 2^21 - 1, at most 2^22 - 1 pairs (Finish() says so). Thread-safety:
+// immutable after Finish(); EncodePiece() may run on many threads.
 #pragma once
 
 #include <cstdint>
@@ -92,7 +111,8 @@ class BpeModel {
   // REQUIRES: every token and merge added.
   Status Finish();
 
-  // How a piece that is not taken whole is merged. kAuto: the cache, the exact split of long
+  // How a piece that is not taken whole is merged. kAuto: the backtracking encoder for pieces of
+  // kBacktrackMinBytes or more where backtracks(); else the cache, the exact split of long
   // pieces, linear up to kLinearMergeMaxBytes, heap above. kLinear (pieces up to
   // kLinearMergeMaxBytes only, heap above) and kHeap merge the whole piece, with neither cache nor
   // split. (For tests and benchmarks; all give the same ids.)
@@ -102,6 +122,9 @@ class BpeModel {
 
   // Whether the backtracking encoder applies to this model (see above). After Finish().
   bool backtracks() const { return backtrack_ok_; }
+  // The backtracking encoder's window of marks, in positions (default 2^20; at least 8 times
+  // the longest token is used). Smaller ones only for tests: they slide on short pieces.
+  void set_backtrack_window(size_t positions) { backtrack_window_ = positions; }
 
   // Whether kAuto cuts long pieces at positions no token spans (see above). After Finish().
   bool splits_long_pieces() const { return split_ok_; }
@@ -196,7 +219,7 @@ class BpeModel {
     uint32_t token = kNone;  // the token whose bytes lead to the child, or kNone
   };
   const TrieSlot* TrieChild(uint32_t node, unsigned char byte) const;
-  void EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* ids) const;
+  void EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* ids, size_t window) const;
 
   MergeRule rule_;
   // Tells this model's entries in the per-thread piece cache apart; a new one with every change
@@ -243,6 +266,7 @@ class BpeModel {
   std::vector<TrieSlot> trie2_;
   std::vector<TrieSlot> trie_slots_;
   size_t max_token_length_ = 1;  // of the tokens in the trie
+  size_t backtrack_window_ = size_t{1} << 20;
 };
 
 }  // namespace tokenmill::bpe

@@ -421,25 +421,52 @@ TEST(BpeModelTest, BacktrackMatchesTheHeapOnCl100k) {
   }
 }
 
-TEST(BpeModelTest, BacktrackWindowSlidesOnPiecesOverAMegabyte) {
-  // The backtracking encoder keeps its marks for a window of 2^20 positions: pieces longer than
-  // that slide it. Against the heap, with the real cl100k_base ranks: a run of one letter, a
-  // random mix of letters with runs, and CJK.
+TEST(BpeModelTest, BacktrackWindowSlides) {
+  // The backtracking encoder keeps its marks for a window of positions that slides with the
+  // search (2^20 by default; here the smallest, 8 times the longest token): pieces longer than
+  // it, against the heap, with the real cl100k_base ranks (runs of one letter, letters with
+  // runs, CJK, random bytes) and with the random vocabularies.
   BpeModel model(MergeRule::kRanks);
   for (uint32_t id = 0; id < 100256; ++id) {
     ASSERT_TRUE(model.AddToken(Cl100k().IdToToken(id), id).ok()) << id;
   }
   ASSERT_TRUE(model.Finish().ok());
   ASSERT_TRUE(model.backtracks());
+  model.set_backtrack_window(1);
   std::mt19937 rng(9);
-  std::string mixed = RandomPiece(rng, (1 << 20) + 300000);
-  std::string cjk;
   const std::string chars[] = {"\xe4\xb8\xad", "\xe6\x96\x87", "\xe7\x9a\x84", "\xe4\xba\xba"};
-  while (cjk.size() < (1 << 20) + 100000) cjk += chars[rng() % 4];
-  for (const std::string& piece : {std::string((1 << 20) + 70000, 'a'), mixed, cjk}) {
-    const std::vector<uint32_t> heap = Encode(model, piece, BpeModel::Algorithm::kHeap);
-    EXPECT_EQ(Encode(model, piece, BpeModel::Algorithm::kBacktrack), heap) << piece.size();
-    EXPECT_EQ(Encode(model, piece), heap) << piece.size();
+  for (int round = 0; round < 12; ++round) {
+    const size_t length = 2000 + rng() % 30000;
+    std::string piece;
+    switch (round % 4) {
+      case 0:
+        piece.assign(length, " a0="[rng() % 4]);
+        break;
+      case 1:
+        piece = RandomPiece(rng, length);
+        break;
+      case 2:
+        while (piece.size() < length) piece += chars[rng() % 4];
+        break;
+      default:
+        while (piece.size() < length) piece.push_back(static_cast<char>(rng() & 0xFF));
+    }
+    EXPECT_EQ(Encode(model, piece, BpeModel::Algorithm::kBacktrack),
+              Encode(model, piece, BpeModel::Algorithm::kHeap))
+        << "round " << round;
+  }
+  for (const MergeRule rule : {MergeRule::kRanks, MergeRule::kMerges}) {
+    for (uint32_t seed = 1; seed <= 6; ++seed) {
+      auto small = RandomModel(rule, true, seed).first;
+      if (!small.backtracks()) continue;
+      small.set_backtrack_window(1);
+      for (int round = 0; round < 10; ++round) {
+        const std::string piece = RandomPiece(rng, 100 + rng() % 400);
+        EXPECT_EQ(Encode(small, piece, BpeModel::Algorithm::kBacktrack),
+                  Encode(small, piece, BpeModel::Algorithm::kHeap))
+            << piece;
+      }
+    }
   }
 }
 
