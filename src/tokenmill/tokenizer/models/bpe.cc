@@ -886,11 +886,13 @@ void BpeModel::EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* id
   size_t bits = kInlineWords * 64;
   if (n + 1 > bits || window < bits) {
     bits = std::min<size_t>((n + 64) & ~size_t{63},
-                            std::max<size_t>(window, 8 * max_token_length_ + 64));
+                            std::max<size_t>(window, 8 * max_token_length_ + 256));
     bits = (bits + 63) & ~size_t{63};
     heap_dead.assign(bits / 64, 0);
     dead = heap_dead.data();
   }
+  // Every position looked at is below lo + bits: a slide keeps at least bits / 2 - 63 positions
+  // above the current one, more than the longest token.
   size_t lo = 0;  // multiple of 64
   const auto is_dead = [&](size_t p) {
     if (p < lo) return false;

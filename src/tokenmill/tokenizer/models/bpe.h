@@ -123,7 +123,7 @@ class BpeModel {
   // Whether the backtracking encoder applies to this model (see above). After Finish().
   bool backtracks() const { return backtrack_ok_; }
   // The backtracking encoder's window of marks, in positions (default 2^20; at least 8 times
-  // the longest token is used). Smaller ones only for tests: they slide on short pieces.
+  // the longest token + 256 is used). Smaller ones only for tests: they slide on short pieces.
   void set_backtrack_window(size_t positions) { backtrack_window_ = positions; }
 
   // Whether kAuto cuts long pieces at positions no token spans (see above). After Finish().
