@@ -375,6 +375,7 @@ Status BpeModel::Finish() {
       whole_ok_[id] = out.size() == 1 && out[0] == id;
     }
   }
+  BuildBacktrack();
   return Status::Ok();
 }
 
@@ -412,7 +413,15 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
     ids->push_back(whole);
     return;
   }
-  if (algorithm == Algorithm::kAuto) {
+  if (algorithm == Algorithm::kBacktrack && backtrack_ok_) {
+    EncodeBacktrack(piece, ids, backtrack_window_);
+    return;
+  }
+  if (algorithm == Algorithm::kAuto || algorithm == Algorithm::kBacktrack) {
+    if (backtrack_ok_ && piece.size() >= kBacktrackMinBytes) {
+      EncodeBacktrack(piece, ids, backtrack_window_);
+      return;
+    }
     // Short pieces are cheaper to merge whole than to scan for cuts.
     if (piece.size() > kLinearMergeMaxBytes && split_ok_) {
       EncodeSplit(piece, ids);
@@ -692,6 +701,238 @@ void BpeModel::MergeIds(std::span<const uint32_t> parts, std::vector<uint32_t>* 
   for (size_t k = 0; k + 1 < n; ++k) pairs[k] = LookupPair(p[k], p[k + 1]);
   const size_t count = MergeLongParts(p, pairs, false);
   ids->insert(ids->end(), p.begin(), p.begin() + static_cast<std::ptrdiff_t>(count));
+}
+
+}  // namespace tokenmill::bpe
+
+namespace tokenmill::bpe {
+
+void BpeModel::BuildBacktrack() {
+  backtrack_ok_ = false;
+  splits_.clear();
+  next_prefix_.clear();
+  trie_slots_.clear();
+  trie2_.clear();
+  max_token_length_ = 1;
+  // Needs a token for every byte (every piece then has an encoding of usable tokens) and merge
+  // results that are the concatenation of their parts (the bytes of a token are its leaves).
+  if (!split_ok_) return;
+  for (int b = 0; b < 256; ++b) {
+    if (byte_ids_[b] == kNone) return;
+  }
+  // The split of every token: merge its bytes (plainly, lowest priority and leftmost first) and
+  // keep the last merge; a token whose bytes do not merge to itself is never part of an
+  // encoding of a longer piece, and is left out (rank 0, not in the trie).
+  const size_t n_ids = spans_.size();
+  splits_.assign(n_ids, Split{});
+  std::vector<uint8_t> usable(n_ids, 0);
+  std::vector<uint32_t> parts;
+  std::vector<uint32_t> priorities;
+  for (uint32_t id = 0; id < n_ids; ++id) {
+    const std::string_view bytes = Bytes(id);
+    if (bytes.empty()) continue;
+    if (bytes.size() == 1) {
+      usable[id] = byte_ids_[static_cast<unsigned char>(bytes[0])] == id;
+      continue;
+    }
+    parts.clear();
+    for (const char c : bytes) parts.push_back(byte_ids_[static_cast<unsigned char>(c)]);
+    priorities.assign(parts.size(), kNone);
+    for (size_t k = 0; k + 1 < parts.size(); ++k) {
+      priorities[k] = LookupPair(parts[k], parts[k + 1]).priority;
+    }
+    Split last;
+    while (parts.size() > 1) {
+      size_t best = 0;
+      for (size_t k = 1; k + 1 < parts.size(); ++k) {
+        if (priorities[k] < priorities[best]) best = k;
+      }
+      const uint32_t priority = priorities[best];
+      if (priority == kNone) break;
+      const Pair pair = LookupPair(parts[best], parts[best + 1]);
+      last = {parts[best], parts[best + 1], priority + 1};
+      parts[best] = pair.result;
+      parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+      priorities.erase(priorities.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+      if (best > 0) priorities[best - 1] = LookupPair(parts[best - 1], parts[best]).priority;
+      priorities[best] =
+          best + 1 < parts.size() ? LookupPair(parts[best], parts[best + 1]).priority : kNone;
+    }
+    if (parts.size() == 1 && parts[0] == id) {
+      usable[id] = 1;
+      splits_[id] = last;
+    }
+  }
+  // The validity test reads priorities as the order in which merges happen; that holds when the
+  // merge of every token's bytes goes in rising priority: each split's parts were formed at lower
+  // priorities than the token (true of trained vocabularies, where a merge creates pairs of later
+  // priorities only). Otherwise the backtracking encoder is not used.
+  for (uint32_t id = 0; id < n_ids; ++id) {
+    const Split& s = splits_[id];
+    if (s.rank == 0) continue;
+    if (splits_[s.left].rank >= s.rank || splits_[s.right].rank >= s.rank) {
+      return;
+    }
+  }
+  // The trie of the usable tokens.
+  size_t total = 0;
+  for (uint32_t id = 0; id < n_ids; ++id) {
+    if (usable[id]) total += spans_[id].length;
+  }
+  if (total >= (size_t{1} << 23)) return;  // node << 8 | byte must fit in 31 bits
+  // Nodes: 0..255 the single bytes, 256 + c the c-th 2-byte prefix (direct: trie2_), deeper
+  // ones in trie_slots_.
+  size_t capacity = 16;
+  while (capacity < total + total / 2) capacity *= 2;
+  trie_slots_.assign(capacity, TrieSlot{});
+  trie2_.assign(65536, TrieSlot{});
+  uint32_t nodes = 256;
+  const size_t mask = capacity - 1;
+  const auto find_or_add = [&](uint32_t node, unsigned char byte) -> TrieSlot& {
+    const auto key = static_cast<uint32_t>(((node << 8) | byte) + 1);
+    for (size_t s = Mix(key * 0x9E3779B97F4A7C15ULL) & mask;; s = (s + 1) & mask) {
+      TrieSlot& slot = trie_slots_[s];
+      if (slot.key == 0) {
+        slot = {key, nodes++, kNone};
+        return slot;
+      }
+      if (slot.key == key) return slot;
+    }
+  };
+  for (int b = 0; b < 256; ++b) trie_root_[b] = byte_ids_[b];
+  for (uint32_t id = 0; id < n_ids; ++id) {
+    if (!usable[id] || spans_[id].length < 2) continue;
+    const auto* p = reinterpret_cast<const unsigned char*>(arena_.data() + spans_[id].offset);
+    TrieSlot* slot = &trie2_[p[0] | (p[1] << 8)];
+    if (slot->key == 0) *slot = {1, nodes++, kNone};
+    for (uint32_t k = 2; k < spans_[id].length; ++k) slot = &find_or_add(slot->child, p[k]);
+    slot->token = id;
+    max_token_length_ = std::max<size_t>(max_token_length_, spans_[id].length);
+  }
+  // The next shorter usable prefix of every usable token.
+  next_prefix_.assign(n_ids, kNone);
+  for (uint32_t id = 0; id < n_ids; ++id) {
+    if (!usable[id] || spans_[id].length < 2) continue;
+    const auto* p = reinterpret_cast<const unsigned char*>(arena_.data() + spans_[id].offset);
+    next_prefix_[id] = LongestPrefix(p, spans_[id].length - 1);
+  }
+  backtrack_ok_ = true;
+}
+
+inline const BpeModel::TrieSlot* BpeModel::TrieChild(uint32_t node, unsigned char byte) const {
+  const auto key = static_cast<uint32_t>(((node << 8) | byte) + 1);
+  const size_t mask = trie_slots_.size() - 1;
+  for (size_t s = Mix(key * 0x9E3779B97F4A7C15ULL) & mask;; s = (s + 1) & mask) {
+    const TrieSlot& slot = trie_slots_[s];
+    if (slot.key == key) return &slot;
+    if (slot.key == 0) return nullptr;
+  }
+}
+
+inline uint32_t BpeModel::LongestPrefix(const unsigned char* bytes, size_t n) const {
+  uint32_t best = trie_root_[bytes[0]];
+  if (n < 2) return best;
+  const TrieSlot* slot = &trie2_[bytes[0] | (bytes[1] << 8)];
+  if (slot->key == 0) return best;
+  for (size_t i = 2;; ++i) {
+    if (slot->token != kNone) best = slot->token;
+    if (i >= n) break;
+    slot = TrieChild(slot->child, bytes[i]);
+    if (slot == nullptr) break;
+  }
+  return best;
+}
+
+// Walks down the split trees of a (its right edge) and b (its left edge), the latest formed
+// first, as the merge of their concatenation would meet them in reverse: at each step the pair
+// across the boundary must not merge before the boundary moves on. When a formed at priority p
+// ends the state, the pair across must have a priority below p to win (a's pair is leftmost);
+// when b does, p or below (the pair across is leftmost).
+inline bool BpeModel::IsValidPair(uint32_t a, uint32_t b) const {
+  uint64_t limit = UINT64_MAX;
+  for (;;) {
+    const uint32_t priority = LookupPair(a, b).priority;
+    if (priority != kNone && priority < limit) return false;
+    const Split& sa = splits_[a];
+    const Split& sb = splits_[b];
+    if (sa.rank == 0 && sb.rank == 0) return true;
+    if (sa.rank > sb.rank) {
+      limit = sa.rank - 1;
+      a = sa.right;
+    } else {
+      limit = sb.rank;
+      b = sb.left;
+    }
+  }
+}
+
+void BpeModel::EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* ids,
+                               size_t window) const {
+  const size_t n = piece.size();
+  const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
+  const size_t base = ids->size();
+  // The tokens found so far are the path of the search, kept in *ids (the encoding of a prefix
+  // of the piece is unique, so no token of it is ever replaced by another path: only popped and
+  // searched again). dead: positions from which no encoding of the rest exists (set when the
+  // search returns from one; a pruning only: a position not marked is searched again, with the
+  // same result). The marks are kept for a window of positions [lo, lo + bits) that slides with
+  // the search: bounded memory (128 KiB) on a piece of any length. Should the search go back
+  // below the window (never seen on real vocabularies and text: it goes back a few tokens), the
+  // piece is encoded again with a window over all of it (n / 8 bytes), so marks are never lost.
+  constexpr size_t kInlineWords = 8;
+  uint64_t inline_dead[kInlineWords] = {};
+  std::vector<uint64_t> heap_dead;
+  uint64_t* dead = inline_dead;
+  size_t bits = kInlineWords * 64;
+  if (n + 1 > bits || window < bits) {
+    bits = std::min<size_t>((n + 64) & ~size_t{63},
+                            std::max<size_t>(window, 8 * max_token_length_ + 256));
+    bits = (bits + 63) & ~size_t{63};
+    heap_dead.assign(bits / 64, 0);
+    dead = heap_dead.data();
+  }
+  // Every position looked at is below lo + bits: a slide keeps at least bits / 2 - 63 positions
+  // above the current one, more than the longest token.
+  size_t lo = 0;  // multiple of 64
+  const auto is_dead = [&](size_t p) {
+    if (p < lo) return false;
+    p -= lo;
+    return ((dead[p >> 6] >> (p & 63)) & 1) != 0;
+  };
+  size_t pos = 0;
+  uint32_t token = LongestPrefix(bytes, n);
+  while (pos < n) {
+    const size_t end = pos + spans_[token].length;
+    if (!is_dead(end) && (ids->size() == base || IsValidPair(ids->back(), token))) {
+      ids->push_back(token);
+      pos = end;
+      if (pos >= n) break;
+      if (lo + bits <= n && pos + max_token_length_ >= lo + bits) {  // slide, keep the last half
+        const size_t new_lo = (pos - bits / 2) & ~size_t{63};
+        const size_t shift = (new_lo - lo) / 64;
+        const size_t words = bits / 64;
+        for (size_t w = 0; w < words; ++w) dead[w] = w + shift < words ? dead[w + shift] : 0;
+        lo = new_lo;
+      }
+      token = LongestPrefix(bytes + pos, n - pos);
+    } else if (next_prefix_[token] != kNone) {
+      token = next_prefix_[token];
+    } else {
+      if (ids->size() == base) {  // cannot happen: the merge's own result is an encoding
+        MergeHeap(piece, ids);
+        return;
+      }
+      if (pos < lo) {  // below the window: again with the whole piece in it
+        ids->resize(base);
+        EncodeBacktrack(piece, ids, SIZE_MAX);
+        return;
+      }
+      dead[(pos - lo) >> 6] |= uint64_t{1} << ((pos - lo) & 63);
+      token = ids->back();
+      ids->pop_back();
+      pos -= spans_[token].length;
+    }
+  }
 }
 
 }  // namespace tokenmill::bpe

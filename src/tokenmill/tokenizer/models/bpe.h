@@ -25,9 +25,28 @@
 // tokens starting at each byte, from a table of 3-byte token prefixes), and its parts merge on
 // their own (short ones through the cache) instead of in one heap. Used only when every merge
 // result is the concatenation of its two parts (Finish() checks; HF's continuing_subword_prefix
-// is not). Limits:
-// ids below 2^21 - 1, at most 2^22 - 1 pairs (Finish() says so). Thread-safety: immutable after
-// Finish(); EncodePiece() may run on many threads.
+// is not).
+// Backtracking encoder (as the backtrack encoder of github.com/github/rust-gems' bpe crate): the
+// merge's result is the one sequence of tokens whose bytes each merge to the token itself and
+// whose adjacent pairs are each valid, a pair (a, b) valid when merging bytes(a) + bytes(b)
+// gives [a, b] (no merge across the boundary wins before both are formed). Finish() records for
+// every token the last merge of its own bytes (its split, and that merge's priority), the
+// longest shorter prefix token, and a trie of the tokens (single bytes and 2-byte prefixes
+// direct, deeper ones hashed by (node, byte)). The validity test walks the right edge of a's
+// split tree and the left edge of b's, the later formed first, looking the pair across up in
+// the pair table. The encoder takes the longest prefix token at each position, shortens it
+// until the pair with the previous token is valid and its end is not marked dead, and else goes
+// back one token and marks the position dead; the tokens found so far go straight to the
+// output, the marks are kept for a sliding window of 2^20 positions (128 KiB), so a piece of any
+// length is encoded in that memory beyond its ids (a mark that slid out is forgotten: at worst
+// repeated work, never other ids). Exact where the merge of every token's bytes goes in rising
+// priority (each split's parts formed at lower priorities than the token: true of the gpt2,
+// cl100k_base and o200k_base ranks; Finish() checks, backtracks() says) and merge results are
+// concatenations with a token for each of the 256 bytes, for both rules; kAuto uses it for
+// pieces of kBacktrackMinBytes or more (runs of one letter: 5-7x the heap), and the cache and
+// the linear merge below (as fast on the shared corpus).
+// Limits: ids below 2^21 - 1, at most 2^22 - 1 pairs (Finish() says so). Thread-safety:
+// immutable after Finish(); EncodePiece() may run on many threads.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +72,9 @@ class BpeModel {
   // priority can be taken in position order, each bucket once (linear in practice, and 8 bytes a
   // byte less than the heap). A merge that creates an earlier pair hands the rest to the heap.
   static constexpr size_t kQueueMinBytes = 4096;
+  // kAuto encodes pieces of this many bytes or more with the backtracking encoder where it
+  // applies (backtracks()); shorter ones go through the cache and the linear merge.
+  static constexpr size_t kBacktrackMinBytes = 65;
   // Pieces of this many bytes or more (4 GiB) are encoded in chunks of kMaxPieceBytes - 1 bytes.
   static constexpr size_t kMaxPieceBytes = size_t{1} << 32;
 
@@ -89,11 +111,20 @@ class BpeModel {
   // REQUIRES: every token and merge added.
   Status Finish();
 
-  // How a piece that is not taken whole is merged. kAuto: the cache, the exact split of long
+  // How a piece that is not taken whole is merged. kAuto: the backtracking encoder for pieces of
+  // kBacktrackMinBytes or more where backtracks(); else the cache, the exact split of long
   // pieces, linear up to kLinearMergeMaxBytes, heap above. kLinear (pieces up to
   // kLinearMergeMaxBytes only, heap above) and kHeap merge the whole piece, with neither cache nor
   // split. (For tests and benchmarks; all give the same ids.)
-  enum class Algorithm { kAuto, kLinear, kHeap };
+  // kBacktrack: the backtracking encoder (see above) on the whole piece, without the cache;
+  // where backtracks() is false it merges as kAuto.
+  enum class Algorithm { kAuto, kLinear, kHeap, kBacktrack };
+
+  // Whether the backtracking encoder applies to this model (see above). After Finish().
+  bool backtracks() const { return backtrack_ok_; }
+  // The backtracking encoder's window of marks, in positions (default 2^20; at least 8 times
+  // the longest token + 256 is used). Smaller ones only for tests: they slide on short pieces.
+  void set_backtrack_window(size_t positions) { backtrack_window_ = positions; }
 
   // Whether kAuto cuts long pieces at positions no token spans (see above). After Finish().
   bool splits_long_pieces() const { return split_ok_; }
@@ -170,6 +201,26 @@ class BpeModel {
   size_t TokenReach(const unsigned char* bytes, size_t i, size_t n) const;
   void EmitPart(uint32_t id, std::vector<uint32_t>* ids) const;
 
+  // The backtracking encoder (see above).
+  struct Split {
+    uint32_t left = kNone;  // the last merge of the token's own bytes: (left, right)
+    uint32_t right = kNone;
+    uint32_t rank = 0;  // that merge's priority + 1; 0 for a single byte (a leaf)
+  };
+  // Builds the split table, the prefix trie and next_prefix_; sets backtrack_ok_.
+  void BuildBacktrack();
+  // BPE(bytes(a) + bytes(b)) == [a, b], for tokens whose own bytes merge to themselves.
+  bool IsValidPair(uint32_t a, uint32_t b) const;
+  // The longest token (whose bytes merge to itself) that is a prefix of bytes[0..n), n >= 1.
+  uint32_t LongestPrefix(const unsigned char* bytes, size_t n) const;
+  struct TrieSlot {
+    uint32_t key = 0;  // (parent node << 8 | byte) + 1; 0: empty (1 in trie2_)
+    uint32_t child = kNone;
+    uint32_t token = kNone;  // the token whose bytes lead to the child, or kNone
+  };
+  const TrieSlot* TrieChild(uint32_t node, unsigned char byte) const;
+  void EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* ids, size_t window) const;
+
   MergeRule rule_;
   // Tells this model's entries in the per-thread piece cache apart; a new one with every change
   // of settings, so no entry outlives the settings it was merged with.
@@ -204,6 +255,18 @@ class BpeModel {
   bool split_ok_ = false;
   std::vector<uint64_t> prefix3_;
   std::vector<uint64_t> token2_bits_;
+  // The backtracking encoder: whether it applies; by id, the split and the longest proper prefix
+  // that is a token whose bytes merge to itself (kNone for single bytes); the trie of those
+  // tokens: the single bytes and the 2-byte prefixes direct, deeper prefixes in open addressing
+  // by (parent node, byte); each slot holds the token of its child node, so one probe a byte.
+  bool backtrack_ok_ = false;
+  std::vector<Split> splits_;
+  std::vector<uint32_t> next_prefix_;
+  uint32_t trie_root_[256];
+  std::vector<TrieSlot> trie2_;
+  std::vector<TrieSlot> trie_slots_;
+  size_t max_token_length_ = 1;  // of the tokens in the trie
+  size_t backtrack_window_ = size_t{1} << 20;
 };
 
 }  // namespace tokenmill::bpe

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <map>
 #include <random>
 #include <string>
@@ -213,12 +214,18 @@ std::string RandomPiece(std::mt19937& rng, size_t length) {
 
 TEST(BpeModelTest, AllAlgorithmsMatchAReferenceOnRandomVocabularies) {
   // Lengths up to 300 cover the cache (up to 22 bytes), the split, the linear merge (up to 64)
-  // and the heap.
+  // and the heap. kBacktrack merges as kAuto in the models that do not merge in rising priority
+  // (backtracks() false: most untrained ones, and some trained ones where a later token is a
+  // part of an earlier one).
+  int backtracking = 0;
   for (const MergeRule rule : {MergeRule::kRanks, MergeRule::kMerges}) {
     for (const bool trained : {true, false}) {
       for (uint32_t seed = 1; seed <= 6; ++seed) {
         auto [model, ref] = RandomModel(rule, trained, seed);
+        SCOPED_TRACE(testing::Message() << "rule " << static_cast<int>(rule) << " trained "
+                                        << trained << " seed " << seed);
         EXPECT_TRUE(model.splits_long_pieces());
+        backtracking += model.backtracks();
         std::mt19937 rng(seed * 31 + trained);
         for (int round = 0; round < 150; ++round) {
           const size_t length = 1 + rng() % (round % 3 == 0 ? 300 : 40);
@@ -229,10 +236,13 @@ TEST(BpeModelTest, AllAlgorithmsMatchAReferenceOnRandomVocabularies) {
           EXPECT_EQ(Encode(model, piece), want) << piece;
           EXPECT_EQ(Encode(model, piece, BpeModel::Algorithm::kLinear), want) << piece;
           EXPECT_EQ(Encode(model, piece, BpeModel::Algorithm::kHeap), want) << piece;
+          EXPECT_EQ(Encode(model, piece, BpeModel::Algorithm::kBacktrack), want) << piece;
         }
       }
     }
   }
+  std::printf("%d of 24 models backtrack\n", backtracking);
+  EXPECT_GE(backtracking, 6);
 }
 
 TEST(BpeModelTest, BucketQueueMatchesTheHeapOnLongPieces) {
@@ -362,11 +372,102 @@ TEST(BpeModelTest, LongPiecesAgreeWithTheHeapOnCl100k) {
           piece.push_back(static_cast<char>(rng() & 0xFF));
       }
     }
-    EXPECT_EQ(Encode(model, piece), Encode(model, piece, BpeModel::Algorithm::kHeap))
-        << "round " << round;
+    const std::vector<uint32_t> heap = Encode(model, piece, BpeModel::Algorithm::kHeap);
+    EXPECT_EQ(Encode(model, piece), heap) << "round " << round;
+    EXPECT_EQ(Encode(model, piece, BpeModel::Algorithm::kBacktrack), heap) << "round " << round;
   }
   const std::string run(200000, 'a');
-  EXPECT_EQ(Encode(model, run), Encode(model, run, BpeModel::Algorithm::kHeap));
+  const std::vector<uint32_t> heap = Encode(model, run, BpeModel::Algorithm::kHeap);
+  EXPECT_EQ(Encode(model, run), heap);
+  EXPECT_EQ(Encode(model, run, BpeModel::Algorithm::kBacktrack), heap);
+}
+
+TEST(BpeModelTest, BacktrackMatchesTheHeapOnCl100k) {
+  // The backtracking encoder against the heap with the real cl100k_base ranks: pieces of all
+  // lengths up to 300 from small alphabets (many merges), CJK, random bytes, and runs of one
+  // letter (the search goes back the most there).
+  BpeModel model(MergeRule::kRanks);
+  for (uint32_t id = 0; id < 100256; ++id) {
+    ASSERT_TRUE(model.AddToken(Cl100k().IdToToken(id), id).ok()) << id;
+  }
+  ASSERT_TRUE(model.Finish().ok());
+  ASSERT_TRUE(model.backtracks());
+  std::mt19937 rng(5);
+  const std::string alphabets[] = {"ab", "abc ", "0123456789", "\xe4\xb8\xad\xe6\x96\x87", " \n"};
+  for (int round = 0; round < 3000; ++round) {
+    const std::string& alphabet = alphabets[round % 5];
+    const size_t len = 2 + rng() % 300;
+    std::string piece;
+    if (round % 7 == 6) {
+      while (piece.size() < len) piece.push_back(static_cast<char>(rng() & 0xFF));
+    } else if (round % 5 == 3) {
+      while (piece.size() + 3 <= len) piece += alphabet.substr(3 * (rng() % 2), 3);
+    } else if (round % 11 == 10) {
+      piece.assign(len, alphabet[rng() % alphabet.size()]);
+    } else {
+      while (piece.size() < len) piece.push_back(alphabet[rng() % alphabet.size()]);
+    }
+    EXPECT_EQ(Encode(model, piece, BpeModel::Algorithm::kBacktrack),
+              Encode(model, piece, BpeModel::Algorithm::kHeap))
+        << piece;
+  }
+  for (const char c : {'a', ' ', '0', '='}) {
+    for (size_t len = 1; len <= 200; ++len) {
+      const std::string run(len, c);
+      EXPECT_EQ(Encode(model, run, BpeModel::Algorithm::kBacktrack),
+                Encode(model, run, BpeModel::Algorithm::kHeap))
+          << len << " x " << c;
+    }
+  }
+}
+
+TEST(BpeModelTest, BacktrackWindowSlides) {
+  // The backtracking encoder keeps its marks for a window of positions that slides with the
+  // search (2^20 by default; here the smallest, 8 times the longest token): pieces longer than
+  // it, against the heap, with the real cl100k_base ranks (runs of one letter, letters with
+  // runs, CJK, random bytes) and with the random vocabularies.
+  BpeModel model(MergeRule::kRanks);
+  for (uint32_t id = 0; id < 100256; ++id) {
+    ASSERT_TRUE(model.AddToken(Cl100k().IdToToken(id), id).ok()) << id;
+  }
+  ASSERT_TRUE(model.Finish().ok());
+  ASSERT_TRUE(model.backtracks());
+  model.set_backtrack_window(1);
+  std::mt19937 rng(9);
+  const std::string chars[] = {"\xe4\xb8\xad", "\xe6\x96\x87", "\xe7\x9a\x84", "\xe4\xba\xba"};
+  for (int round = 0; round < 12; ++round) {
+    const size_t length = 2000 + rng() % 30000;
+    std::string piece;
+    switch (round % 4) {
+      case 0:
+        piece.assign(length, " a0="[rng() % 4]);
+        break;
+      case 1:
+        piece = RandomPiece(rng, length);
+        break;
+      case 2:
+        while (piece.size() < length) piece += chars[rng() % 4];
+        break;
+      default:
+        while (piece.size() < length) piece.push_back(static_cast<char>(rng() & 0xFF));
+    }
+    EXPECT_EQ(Encode(model, piece, BpeModel::Algorithm::kBacktrack),
+              Encode(model, piece, BpeModel::Algorithm::kHeap))
+        << "round " << round;
+  }
+  for (const MergeRule rule : {MergeRule::kRanks, MergeRule::kMerges}) {
+    for (uint32_t seed = 1; seed <= 6; ++seed) {
+      auto small = RandomModel(rule, true, seed).first;
+      if (!small.backtracks()) continue;
+      small.set_backtrack_window(1);
+      for (int round = 0; round < 10; ++round) {
+        const std::string piece = RandomPiece(rng, 100 + rng() % 400);
+        EXPECT_EQ(Encode(small, piece, BpeModel::Algorithm::kBacktrack),
+                  Encode(small, piece, BpeModel::Algorithm::kHeap))
+            << piece;
+      }
+    }
+  }
 }
 
 TEST(BpeModelTest, OneMegabyteRunOfOneLetterFinishes) {
