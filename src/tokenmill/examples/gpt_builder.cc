@@ -110,12 +110,17 @@ Status GptBuilder::AddLongDocument(std::string_view text, const ExampleSink& sin
       stats_.unk_tokens += static_cast<uint64_t>(std::count(piece.begin(), piece.end(), *unk_id_));
     }
     ObserveTokens(piece);
-    ids.insert(ids.end(), piece.begin(), piece.end());
-    if (ids.size() >= part_ids_) {
-      example_.num_real_tokens = static_cast<uint32_t>(ids.size());
-      example_.more = true;
-      status = sink(example_);
-      ids.clear();
+    // A piece of many ids (one huge pre-token) goes out in parts too, never copied whole.
+    while (!piece.empty() && status.ok()) {
+      const size_t take = std::min(piece.size(), part_ids_ - std::min(part_ids_, ids.size()) + 1);
+      ids.insert(ids.end(), piece.begin(), piece.begin() + static_cast<std::ptrdiff_t>(take));
+      piece = piece.subspan(take);
+      if (ids.size() >= part_ids_) {
+        example_.num_real_tokens = static_cast<uint32_t>(ids.size());
+        example_.more = true;
+        status = sink(example_);
+        ids.clear();
+      }
     }
   });
   TM_RETURN_IF_ERROR(status);
