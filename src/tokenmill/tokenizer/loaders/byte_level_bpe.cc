@@ -202,6 +202,8 @@ class BpeTokenizer final : public Tokenizer {
   // With one pre-tokenizer and no normalization or prefix space (gpt2, cl100k_base, o200k_base,
   // most tokenizer.json files), the pieces are encoded as the scanner finds them and the ids handed
   // out about every piece_bytes / 4 of them: the same ids as Encode, never all in memory.
+  static constexpr size_t kHugePieceBytes = size_t{16} << 20;
+
   void EncodeInPieces(std::string_view text, size_t piece_bytes,
                       const IdPieceSink& sink) const override {
     if (text.size() <= piece_bytes || stages_.size() != 1 || stages_[0].add_prefix_space ||
@@ -215,6 +217,12 @@ class BpeTokenizer final : public Tokenizer {
     std::vector<uint32_t> ids;
     auto segment = [&](std::string_view seg) {
       stages_[0].splitter.Visit(seg, [&](std::string_view piece) {
+        // A huge pre-token's ids all come from one EncodePiece: room for one id a byte (at most
+        // 2^28), reserved at once, so the vector never holds its old and new copies while it
+        // grows (the pages not written take no memory).
+        if (piece.size() > kHugePieceBytes) {
+          ids.reserve(ids.size() + std::min(piece.size(), size_t{1} << 28));
+        }
         model_.EncodePiece(piece, &ids);
         if (ids.size() >= part) {
           sink(ids);
