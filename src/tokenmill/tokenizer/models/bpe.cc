@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 
@@ -375,8 +376,24 @@ Status BpeModel::Finish() {
       whole_ok_[id] = out.size() == 1 && out[0] == id;
     }
   }
-  BuildBacktrack();
+  // The backtracking encoder's tables are built when a piece first needs them (EnsureBacktrack):
+  // 200 M instructions for cl100k_base, which a job of short pieces never pays.
+  backtrack_once_ = std::make_shared<BacktrackOnce>();
   return Status::Ok();
+}
+
+bool BpeModel::EnsureBacktrack() const {
+  BacktrackOnce& once = *backtrack_once_;
+  if (!once.built.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(once.mu);
+    if (!once.built.load(std::memory_order_relaxed)) {
+      // The model is immutable to its users; these tables are its own, written once here under
+      // the lock and read only after `built` (release / acquire).
+      const_cast<BpeModel*>(this)->BuildBacktrack();
+      once.built.store(true, std::memory_order_release);
+    }
+  }
+  return backtrack_ok_;
 }
 
 inline bool BpeModel::TakeWhole(uint32_t id) const {
@@ -413,12 +430,12 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
     ids->push_back(whole);
     return;
   }
-  if (algorithm == Algorithm::kBacktrack && backtrack_ok_) {
+  if (algorithm == Algorithm::kBacktrack && EnsureBacktrack()) {
     EncodeBacktrack(piece, ids, backtrack_window_);
     return;
   }
   if (algorithm == Algorithm::kAuto || algorithm == Algorithm::kBacktrack) {
-    if (backtrack_ok_ && piece.size() >= kBacktrackMinBytes) {
+    if (piece.size() >= kBacktrackMinBytes && EnsureBacktrack()) {
       EncodeBacktrack(piece, ids, backtrack_window_);
       return;
     }

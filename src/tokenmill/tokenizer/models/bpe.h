@@ -29,7 +29,8 @@
 // Backtracking encoder (as the backtrack encoder of github.com/github/rust-gems' bpe crate): the
 // merge's result is the one sequence of tokens whose bytes each merge to the token itself and
 // whose adjacent pairs are each valid, a pair (a, b) valid when merging bytes(a) + bytes(b)
-// gives [a, b] (no merge across the boundary wins before both are formed). Finish() records for
+// gives [a, b] (no merge across the boundary wins before both are formed). When a piece first
+// needs them (not in Finish(): about 200 M instructions for cl100k_base), the model records for
 // every token the last merge of its own bytes (its split, and that merge's priority), the
 // longest shorter prefix token, and a trie of the tokens (single bytes and 2-byte prefixes
 // direct, deeper ones hashed by (node, byte)). The validity test walks the right edge of a's
@@ -41,7 +42,7 @@
 // length is encoded in that memory beyond its ids (a mark that slid out is forgotten: at worst
 // repeated work, never other ids). Exact where the merge of every token's bytes goes in rising
 // priority (each split's parts formed at lower priorities than the token: true of the gpt2,
-// cl100k_base and o200k_base ranks; Finish() checks, backtracks() says) and merge results are
+// cl100k_base and o200k_base ranks; checked then, backtracks() says) and merge results are
 // concatenations with a token for each of the 256 bytes, for both rules; kAuto uses it for
 // pieces of kBacktrackMinBytes or more (runs of one letter: 5-7x the heap), and the cache and
 // the linear merge below (as fast on the shared corpus).
@@ -49,7 +50,10 @@
 // immutable after Finish(); EncodePiece() may run on many threads.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -121,7 +125,8 @@ class BpeModel {
   enum class Algorithm { kAuto, kLinear, kHeap, kBacktrack };
 
   // Whether the backtracking encoder applies to this model (see above). After Finish().
-  bool backtracks() const { return backtrack_ok_; }
+  // (Builds the encoder's tables if no piece has yet: they are built on first use.)
+  bool backtracks() const { return EnsureBacktrack(); }
   // The backtracking encoder's window of marks, in positions (default 2^20; at least 8 times
   // the longest token + 256 is used). Smaller ones only for tests: they slide on short pieces.
   void set_backtrack_window(size_t positions) { backtrack_window_ = positions; }
@@ -209,6 +214,13 @@ class BpeModel {
   };
   // Builds the split table, the prefix trie and next_prefix_; sets backtrack_ok_.
   void BuildBacktrack();
+  // Builds the tables once (thread-safe); returns backtrack_ok_.
+  bool EnsureBacktrack() const;
+  struct BacktrackOnce {
+    std::mutex mu;
+    std::atomic<bool> built{false};
+  };
+  std::shared_ptr<BacktrackOnce> backtrack_once_ = std::make_shared<BacktrackOnce>();
   // BPE(bytes(a) + bytes(b)) == [a, b], for tokens whose own bytes merge to themselves.
   bool IsValidPair(uint32_t a, uint32_t b) const;
   // The longest token (whose bytes merge to itself) that is a prefix of bytes[0..n), n >= 1.
