@@ -23,6 +23,15 @@ LineReader::LineReader(ReadStream* stream, InputPosition position, size_t max_li
       buf_(new char[read_size_]),
       capacity_(read_size_) {}
 
+void LineReader::DropConsumed() {
+  if (start_ == 0) return;
+  std::memmove(buf_.get(), buf_.get() + start_, end_ - start_);
+  stream_offset_ += start_;
+  end_ -= start_;
+  scan_ -= start_;
+  start_ = 0;
+}
+
 Status LineReader::TooLong(uint64_t line_start, size_t length) const {
   return Status::InvalidArgument(
       position_.Describe(line_number_ + 1, line_start) + ": a line longer than " +
@@ -57,13 +66,7 @@ StatusOr<bool> LineReader::Next(std::string_view* line) {
       return true;
     }
     // Make room for another read: drop consumed bytes, then grow if still short of room.
-    if (start_ > 0) {
-      std::memmove(buf_.get(), buf_.get() + start_, end_ - start_);
-      stream_offset_ += start_;
-      end_ -= start_;
-      scan_ -= start_;
-      start_ = 0;
-    }
+    DropConsumed();
     if (capacity_ - end_ < std::max<size_t>(read_size_ / 2, 1)) {
       const size_t grown = std::max(capacity_ * 2, end_ + read_size_);
       std::unique_ptr<char[]> bigger(new char[grown]);
@@ -118,13 +121,7 @@ StatusOr<bool> LineReader::NextAppend(std::string* out, size_t slack) {
     if (moved + (end_ - start_) > max_line_bytes_) {
       return TooLong(moved > 0 ? line_start : stream_offset_ + start_, moved + (end_ - start_));
     }
-    if (start_ > 0) {
-      std::memmove(buf_.get(), buf_.get() + start_, end_ - start_);
-      stream_offset_ += start_;
-      end_ -= start_;
-      scan_ -= start_;
-      start_ = 0;
-    }
+    DropConsumed();
     if (capacity_ - end_ < std::max<size_t>(read_size_ / 2, 1)) {
       // The buffer holds only a part of this line: move it to *out and reuse the buffer.
       if (moved == 0) line_start = stream_offset_;

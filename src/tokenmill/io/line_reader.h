@@ -63,6 +63,8 @@ class LineReader {
 
  private:
   Status TooLong(uint64_t line_start, size_t length) const;
+  // Moves the bytes not yet returned to the front of the buffer.
+  void DropConsumed();
   // Appends bytes to *out, growing it as NextAppend says.
   void Append(std::string* out, const char* data, size_t n, size_t slack) const;
 

@@ -141,14 +141,7 @@ Status LocalPool::Start(std::string_view store, int n, const std::vector<std::st
     return Status::NotFound("the tokenmill binary '" + binary +
                             "' does not exist or is not executable: pass its path with --binary");
   }
-  if (!options_.log_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(options_.log_dir, ec);
-    if (ec) {
-      return Status::IoError("cannot create the log folder " + options_.log_dir + ": " +
-                             ec.message());
-    }
-  }
+  TM_RETURN_IF_ERROR(MakeLogDir());
 
   std::vector<std::string> args = {binary, "work", std::string(store), "--threads",
                                    std::to_string(options_.threads_per_worker)};
@@ -199,15 +192,19 @@ Status LocalPool::Start(std::string_view store, int n, const std::vector<std::st
   return Status::Ok();
 }
 
-Status LocalPool::StartForked(int n) {
-  if (!options_.log_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(options_.log_dir, ec);
-    if (ec) {
-      return Status::IoError("cannot create the log folder " + options_.log_dir + ": " +
-                             ec.message());
-    }
+Status LocalPool::MakeLogDir() const {
+  if (options_.log_dir.empty()) return Status::Ok();
+  std::error_code ec;
+  std::filesystem::create_directories(options_.log_dir, ec);
+  if (ec) {
+    return Status::IoError("cannot create the log folder " + options_.log_dir + ": " +
+                           ec.message());
   }
+  return Status::Ok();
+}
+
+Status LocalPool::StartForked(int n) {
+  TM_RETURN_IF_ERROR(MakeLogDir());
   std::fflush(nullptr);  // nothing buffered here is written twice
   for (int i = 0; i < n; ++i) {
     // Opened before the fork, so that a failure is reported here.

@@ -105,6 +105,8 @@ class LocalPool {
  private:
   void Reap(bool block);
   Status StartForked(int n);
+  // Creates options_.log_dir, if set.
+  Status MakeLogDir() const;
 
   LocalPoolOptions options_;
   PoolSummary summary_;
