@@ -3,6 +3,7 @@
 #include <utf8proc.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
@@ -201,8 +202,8 @@ class BpeTokenizer final : public Tokenizer {
 
   // With one pre-tokenizer and no normalization or prefix space (gpt2, cl100k_base, o200k_base,
   // most tokenizer.json files), the pieces are encoded as the scanner finds them and the ids handed
-  // out about every piece_bytes / 4 of them: the same ids as Encode, never all in memory.
-  static constexpr size_t kHugePieceBytes = size_t{16} << 20;
+  // out about every piece_bytes / 4 of them: the same ids as Encode, never all in memory. A
+  // pre-token of more than 16 * piece_bytes is huge (EncodeHugePiece).
 
   void EncodeInPieces(std::string_view text, size_t piece_bytes,
                       const IdPieceSink& sink) const override {
@@ -217,13 +218,11 @@ class BpeTokenizer final : public Tokenizer {
     std::vector<uint32_t> ids;
     auto segment = [&](std::string_view seg) {
       stages_[0].splitter.Visit(seg, [&](std::string_view piece) {
-        // A huge pre-token's ids all come from one EncodePiece: room for one id a byte (at most
-        // 2^28), reserved at once, so the vector never holds its old and new copies while it
-        // grows (the pages not written take no memory).
-        if (piece.size() > kHugePieceBytes) {
-          ids.reserve(ids.size() + std::min(piece.size(), size_t{1} << 28));
+        if (piece.size() / 16 > piece_bytes) {
+          EncodeHugePiece(piece, &ids, sink);
+        } else {
+          model_.EncodePiece(piece, &ids);
         }
-        model_.EncodePiece(piece, &ids);
         if (ids.size() >= part) {
           sink(ids);
           ids.clear();
@@ -232,6 +231,26 @@ class BpeTokenizer final : public Tokenizer {
     };
     ForEachSegment(text, segment, [&](uint32_t id) { ids.push_back(id); });
     if (!ids.empty()) sink(ids);
+  }
+
+  // A huge pre-token (one letter repeated, a blob without spaces): streamed out of the
+  // backtracking encoder as its search leaves the ids behind, after a dry run has shown that the
+  // search never goes back over what it hands out (BpeModel::EncodePieceStreaming): twice the
+  // work, in bounded memory. Otherwise its ids all come from one EncodePiece, with room for one id
+  // a byte (at most 2^28) reserved at once so that the vector never holds its old and new copies
+  // while it grows (the pages not written take no memory).
+  void EncodeHugePiece(std::string_view piece, std::vector<uint32_t>* ids,
+                       const IdPieceSink& sink) const {
+    std::vector<uint32_t> dry;
+    if (model_.EncodePieceStreaming(piece, &dry, {})) {
+      dry = {};
+      [[maybe_unused]] const bool streamed = model_.EncodePieceStreaming(
+          piece, ids, [&](std::span<const uint32_t> part) { sink(part); });
+      assert(streamed);  // deterministic: as the dry run
+      return;
+    }
+    ids->reserve(ids->size() + std::min(piece.size(), size_t{1} << 28));
+    model_.EncodePiece(piece, ids);
   }
 
   uint32_t vocab_size() const override { return vocab_size_; }

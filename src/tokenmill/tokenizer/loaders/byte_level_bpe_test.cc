@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -316,6 +317,28 @@ TEST(BpeTiktokenTest, EncodeInPiecesEqualsEncode) {
       EXPECT_EQ(got, want) << "split " << split << ", pieces of " << piece_bytes;
       EXPECT_EQ(calls > 1, piece_bytes < text.size()) << piece_bytes;
     }
+  }
+}
+
+// A pre-token of more than 16 pieces (a run of one letter, 3 MB) is streamed out of the
+// backtracking encoder: several calls, the same ids as Encode.
+TEST(BpeTiktokenTest, EncodeInPiecesStreamsAHugePreToken) {
+  const std::string text = "one " + std::string(3 << 20, 'a') + " two";
+  auto t = Cl100k();
+  std::vector<uint32_t> want;
+  t->Encode(text, &want);
+  for (size_t piece_bytes : {size_t{4096}, size_t{1} << 16}) {
+    std::vector<uint32_t> got;
+    size_t calls = 0;
+    size_t largest = 0;
+    t->EncodeInPieces(text, piece_bytes, [&](std::span<const uint32_t> ids) {
+      ++calls;
+      largest = std::max(largest, ids.size());
+      got.insert(got.end(), ids.begin(), ids.end());
+    });
+    EXPECT_EQ(got, want) << piece_bytes;
+    EXPECT_GE(calls, 3u) << piece_bytes;
+    EXPECT_LT(largest, want.size() / 2) << piece_bytes;
   }
 }
 

@@ -431,12 +431,12 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
     return;
   }
   if (algorithm == Algorithm::kBacktrack && EnsureBacktrack()) {
-    EncodeBacktrack(piece, ids, backtrack_window_);
+    EncodeBacktrack(piece, ids, backtrack_window_, nullptr);
     return;
   }
   if (algorithm == Algorithm::kAuto || algorithm == Algorithm::kBacktrack) {
     if (piece.size() >= kBacktrackMinBytes && EnsureBacktrack()) {
-      EncodeBacktrack(piece, ids, backtrack_window_);
+      EncodeBacktrack(piece, ids, backtrack_window_, nullptr);
       return;
     }
     // Short pieces are cheaper to merge whole than to scan for cuts.
@@ -452,6 +452,16 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
   } else {
     MergeHeap(piece, ids);
   }
+}
+
+bool BpeModel::EncodePieceStreaming(std::string_view piece, std::vector<uint32_t>* ids,
+                                    const IdFlush& flush) const {
+  if (piece.size() < kBacktrackMinBytes || piece.size() >= kMaxPieceBytes || !EnsureBacktrack() ||
+      TakeWhole(Find(piece))) {
+    EncodePiece(piece, ids);
+    return true;
+  }
+  return EncodeBacktrack(piece, ids, backtrack_window_, &flush);
 }
 
 void BpeModel::MergeChunk(std::string_view chunk, uint64_t hash, std::vector<uint32_t>* ids) const {
@@ -883,11 +893,11 @@ inline bool BpeModel::IsValidPair(uint32_t a, uint32_t b) const {
   }
 }
 
-void BpeModel::EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* ids,
-                               size_t window) const {
+bool BpeModel::EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* ids, size_t window,
+                               const IdFlush* flush) const {
   const size_t n = piece.size();
   const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
-  const size_t base = ids->size();
+  size_t base = ids->size();
   // The tokens found so far are the path of the search, kept in *ids (the encoding of a prefix
   // of the piece is unique, so no token of it is ever replaced by another path: only popped and
   // searched again). dead: positions from which no encoding of the rest exists (set when the
@@ -916,14 +926,33 @@ void BpeModel::EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* id
     p -= lo;
     return ((dead[p >> 6] >> (p & 63)) & 1) != 0;
   };
+  // Streaming (flush): the tokens ending at least `lag` positions behind the search are handed
+  // out, [0, committed) of the piece; last_committed is the last of them. Should the search have
+  // to pop one, or go back below the window, it is lost (returns false).
+  const size_t lag = flush != nullptr ? std::max<size_t>(1, std::min(commit_lag_, bits / 2)) : 0;
+  size_t committed = 0;
+  uint32_t last_committed = kNone;
+  const auto commit = [&](size_t pos) {
+    size_t i = ids->size();
+    size_t e = pos;
+    while (i > base && e + lag > pos) e -= spans_[(*ids)[--i]].length;
+    if (i == base) return;
+    last_committed = (*ids)[i - 1];
+    committed = e;
+    if (*flush) (*flush)(std::span<const uint32_t>(ids->data(), i));
+    ids->erase(ids->begin(), ids->begin() + static_cast<std::ptrdiff_t>(i));
+    base = 0;
+  };
   size_t pos = 0;
   uint32_t token = LongestPrefix(bytes, n);
   while (pos < n) {
     const size_t end = pos + spans_[token].length;
-    if (!is_dead(end) && (ids->size() == base || IsValidPair(ids->back(), token))) {
+    const uint32_t prev = ids->size() > base ? ids->back() : last_committed;
+    if (!is_dead(end) && (prev == kNone || IsValidPair(prev, token))) {
       ids->push_back(token);
       pos = end;
       if (pos >= n) break;
+      if (flush != nullptr && pos >= committed + 2 * lag) commit(pos);
       if (lo + bits <= n && pos + max_token_length_ >= lo + bits) {  // slide, keep the last half
         const size_t new_lo = (pos - bits / 2) & ~size_t{63};
         const size_t shift = (new_lo - lo) / 64;
@@ -935,14 +964,14 @@ void BpeModel::EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* id
     } else if (next_prefix_[token] != kNone) {
       token = next_prefix_[token];
     } else {
+      if (flush != nullptr && (pos < lo || (committed > 0 && pos <= committed))) return false;
       if (ids->size() == base) {  // cannot happen: the merge's own result is an encoding
         MergeHeap(piece, ids);
-        return;
+        return true;
       }
       if (pos < lo) {  // below the window: again with the whole piece in it
         ids->resize(base);
-        EncodeBacktrack(piece, ids, SIZE_MAX);
-        return;
+        return EncodeBacktrack(piece, ids, SIZE_MAX, nullptr);
       }
       dead[(pos - lo) >> 6] |= uint64_t{1} << ((pos - lo) & 63);
       token = ids->back();
@@ -950,6 +979,7 @@ void BpeModel::EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* id
       pos -= spans_[token].length;
     }
   }
+  return true;
 }
 
 }  // namespace tokenmill::bpe

@@ -52,6 +52,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -137,6 +138,22 @@ class BpeModel {
   // Appends the ids of `piece` to *ids. REQUIRES: Finish() succeeded.
   void EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
                    Algorithm algorithm = Algorithm::kAuto) const;
+
+  // The ids of a piece of any length in bounded memory: appends them to *ids as EncodePiece does,
+  // but where the backtracking encoder encodes the piece, hands the ids the search has left far
+  // behind (2^19 positions by default) to `flush` as it goes, each time with everything *ids held
+  // before them, and removes them from *ids; the rest stay in *ids. `flush` may be empty (the ids
+  // are dropped: a dry run). Returns false if the search had to go back over ids it had handed
+  // out (never seen on real vocabularies and text: it goes back a few tokens); the ids handed out
+  // are then not all the piece's and *ids holds a part of them: the caller drops both and
+  // encodes the piece with EncodePiece. The search is deterministic: a dry run that returns true
+  // says that the same call with a flush will.
+  using IdFlush = std::function<void(std::span<const uint32_t> ids)>;
+  bool EncodePieceStreaming(std::string_view piece, std::vector<uint32_t>* ids,
+                            const IdFlush& flush) const;
+  // Tests: how far behind the search EncodePieceStreaming hands ids out, in positions (at most
+  // half the window is used; small ones lose the search where it goes back a few tokens).
+  void set_commit_lag_for_testing(size_t positions) { commit_lag_ = positions; }
 
   // Merges a sequence of token ids (HF's Word::merge_all): repeatedly the adjacent pair with the
   // lowest priority, among equals the leftmost; appends the result to *ids (kNone parts are
@@ -231,7 +248,9 @@ class BpeModel {
     uint32_t token = kNone;  // the token whose bytes lead to the child, or kNone
   };
   const TrieSlot* TrieChild(uint32_t node, unsigned char byte) const;
-  void EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* ids, size_t window) const;
+  // Returns false only with a flush (see EncodePieceStreaming).
+  bool EncodeBacktrack(std::string_view piece, std::vector<uint32_t>* ids, size_t window,
+                       const IdFlush* flush) const;
 
   MergeRule rule_;
   // Tells this model's entries in the per-thread piece cache apart; a new one with every change
@@ -279,6 +298,7 @@ class BpeModel {
   std::vector<TrieSlot> trie_slots_;
   size_t max_token_length_ = 1;  // of the tokens in the trie
   size_t backtrack_window_ = size_t{1} << 20;
+  size_t commit_lag_ = SIZE_MAX;  // EncodePieceStreaming: half the window
 };
 
 }  // namespace tokenmill::bpe

@@ -470,6 +470,81 @@ TEST(BpeModelTest, BacktrackWindowSlides) {
   }
 }
 
+// EncodePieceStreaming with a flush: what it hands out and leaves in *ids is EncodePiece's, or it
+// says it lost the search; a dry run says the same. With the smallest window and lags of a few
+// positions, the search goes back over handed-out ids on some pieces: both outcomes are seen.
+TEST(BpeModelTest, StreamingHandsOutTheIdsOfEncodePieceOrSaysItLost) {
+  BpeModel model(MergeRule::kRanks);
+  for (uint32_t id = 0; id < 100256; ++id) {
+    ASSERT_TRUE(model.AddToken(Cl100k().IdToToken(id), id).ok()) << id;
+  }
+  ASSERT_TRUE(model.Finish().ok());
+  ASSERT_TRUE(model.backtracks());
+  std::mt19937 rng(13);
+  const std::string cjk[] = {"\xe4\xb8\xad", "\xe6\x96\x87", "\xe7\x9a\x84", "\xe4\xba\xba"};
+  int lost = 0;
+  int streamed = 0;
+  for (const size_t lag : {size_t{1}, size_t{3}, size_t{16}, SIZE_MAX}) {
+    model.set_commit_lag_for_testing(lag);
+    for (const size_t window : {size_t{1}, size_t{1} << 20}) {
+      if (window != 1 && lag != SIZE_MAX) continue;
+      model.set_backtrack_window(window);
+      for (int round = 0; round < (window == 1 ? 24 : 4); ++round) {
+        const size_t length = window == 1 ? 100 + rng() % 20000 : (size_t{3} << 19) + rng() % 1000;
+        std::string piece;
+        switch (round % 4) {
+          case 0:
+            piece.assign(length, " a0="[rng() % 4]);
+            break;
+          case 1:
+            piece = RandomPiece(rng, length);
+            break;
+          case 2:
+            while (piece.size() < length) piece += cjk[rng() % 4];
+            break;
+          default:
+            while (piece.size() < length) piece.push_back("ab"[rng() % 2]);
+        }
+        std::vector<uint32_t> want = {7, 8};  // ids already in the vector go out first
+        model.EncodePiece(piece, &want);
+        std::vector<uint32_t> got;
+        std::vector<uint32_t> ids = {7, 8};
+        size_t flushes = 0;
+        const bool ok = model.EncodePieceStreaming(piece, &ids, [&](std::span<const uint32_t> s) {
+          ++flushes;
+          got.insert(got.end(), s.begin(), s.end());
+        });
+        std::vector<uint32_t> dry;
+        EXPECT_EQ(model.EncodePieceStreaming(piece, &dry, {}), ok) << round;
+        if (!ok) {
+          ++lost;
+          continue;
+        }
+        ++streamed;
+        got.insert(got.end(), ids.begin(), ids.end());
+        EXPECT_EQ(got, want) << "window " << window << ", lag " << lag << ", round " << round;
+        if (lag != SIZE_MAX && piece.size() > 1000) {
+          EXPECT_GT(flushes, 0u) << round;
+        }
+      }
+    }
+  }
+  EXPECT_GT(lost, 0);
+  EXPECT_GT(streamed, 30);
+  // The default lag (half the window) on a 3 MB run: handed out as it goes, little left in *ids.
+  model.set_commit_lag_for_testing(SIZE_MAX);
+  const std::string run(3 << 20, 'a');
+  std::vector<uint32_t> want;
+  model.EncodePiece(run, &want);
+  std::vector<uint32_t> got;
+  std::vector<uint32_t> ids;
+  ASSERT_TRUE(model.EncodePieceStreaming(
+      run, &ids, [&](std::span<const uint32_t> s) { got.insert(got.end(), s.begin(), s.end()); }));
+  EXPECT_LT(ids.size(), want.size() / 2);
+  got.insert(got.end(), ids.begin(), ids.end());
+  EXPECT_EQ(got, want);
+}
+
 TEST(BpeModelTest, OneMegabyteRunOfOneLetterFinishes) {
   // The heap merge is O(n log n); a quadratic merge would take hours here. No time is asserted.
   const std::string text(1 << 20, 'a');
