@@ -10,13 +10,13 @@
 # --encode=cl100k_base, MB per CPU second of the encoding loop over lines already in memory.
 # Command: `tokenmill tokenize --ids FILE >/dev/null`, MB per CPU second (user + system, from
 # GNU time) of the whole process: tokenizer loading, reading, validation, encoding, printing.
-# Median of RUNS (default 3) for each; the ratio is command / library.
+# RUNS (default 5) pairs, library then command; the medians of each and of the pairs' ratios.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 repo=$(cd "$(dirname "$0")/.." && pwd)
 build=${1:-$repo/build}
 shared=${SHARED:-$repo/../shared}
-runs=${RUNS:-3}
+runs=${RUNS:-5}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for b in "$build/tokenmill" "$build/bench/wordpiece_bench" "$build/bench/bpe_bench"; do
@@ -40,31 +40,36 @@ bytes=$(wc -c <"$input")
 echo "input: $bytes bytes; RUNS=$runs"
 printf '%-22s %14s %14s %8s\n' tokenizer "library MB/s" "command MB/s" ratio
 
-cli_mbps() {  # tokenmill tokenize arguments...
-  local speeds=()
-  for _ in $(seq 1 "$runs"); do
-    /usr/bin/time -f "%U %S" -o "$tmp/time" "$build/tokenmill" tokenize "$@" --ids "$input" \
-      >/dev/null
-    speeds+=("$(awk -v b="$bytes" '{print b / 1e6 / ($1 + $2)}' "$tmp/time")")
-  done
-  median "${speeds[@]}"
+cli_mbps() {  # tokenmill tokenize arguments...: MB per CPU second of one run
+  /usr/bin/time -f "%U %S" -o "$tmp/time" "$build/tokenmill" tokenize "$@" --ids "$input" >/dev/null
+  awk -v b="$bytes" '{print b / 1e6 / ($1 + $2)}' "$tmp/time"
 }
 
 json_field() { python3 -c "import json,sys; print(json.loads(sys.stdin.readline())[sys.argv[1]])" "$1"; }
 
 wp=$repo/data/vocab/bert-base-uncased/tokenizer.json
-lib=$("$build/bench/wordpiece_bench" --tokenizer "$wp" --repeat "$runs" --json "$input" |
-  json_field cpu_MB_per_s)
-cmd=$(cli_mbps --tokenizer "$wp")
-printf '%-22s %14.2f %14.2f %7.0f%%\n' "bert-base-uncased" "$lib" "$cmd" \
-  "$(echo "100 * $cmd / $lib" | bc -l)"
+cl=$repo/data/vocab/tiktoken/cl100k_base.tiktoken
+lib_mbps() {  # bert | cl100k: the library's MB per CPU second of one run
+  if [[ $1 == bert ]]; then
+    "$build/bench/wordpiece_bench" --tokenizer "$wp" --repeat 1 --json "$input" |
+      json_field cpu_MB_per_s
+  else
+    "$build/bench/bpe_bench" --encode=cl100k_base --output="$tmp/ids" "$input" |
+      json_field MB_per_cpu_s
+  fi
+}
 
-speeds=()
-for _ in $(seq 1 "$runs"); do
-  speeds+=("$("$build/bench/bpe_bench" --encode=cl100k_base --output="$tmp/ids" "$input" |
-    json_field MB_per_cpu_s)")
+# The library and the command run in turns, and each ratio is of one such pair: the machine's
+# speed drifts between runs far more than the ratio does.
+for name in bert cl100k; do
+  libs=() cmds=() ratios=()
+  for _ in $(seq 1 "$runs"); do
+    lib=$(lib_mbps "$name")
+    if [[ $name == bert ]]; then cmd=$(cli_mbps --tokenizer "$wp"); else cmd=$(cli_mbps --tokenizer "$cl"); fi
+    libs+=("$lib") cmds+=("$cmd")
+    ratios+=("$(echo "100 * $cmd / $lib" | bc -l)")
+  done
+  label=$([[ $name == bert ]] && echo bert-base-uncased || echo cl100k_base)
+  printf '%-22s %14.2f %14.2f %7.0f%%\n' "$label" "$(median "${libs[@]}")" "$(median "${cmds[@]}")" \
+    "$(median "${ratios[@]}")"
 done
-lib=$(median "${speeds[@]}")
-cmd=$(cli_mbps --tokenizer "$repo/data/vocab/tiktoken/cl100k_base.tiktoken")
-printf '%-22s %14.2f %14.2f %7.0f%%\n' "cl100k_base" "$lib" "$cmd" \
-  "$(echo "100 * $cmd / $lib" | bc -l)"

@@ -58,10 +58,12 @@ StatusOr<TokenizerOptions> BuildOptions(const TokenizeArgs& a) {
 
 class LineWriter {
  public:
+  // Small enough that the buffer stays in the cache beside the tokenizer's tables.
+  static constexpr size_t kFlushBytes = size_t{64} << 10;
   ~LineWriter() { Flush(); }
   std::string& buf() { return buf_; }
   void MaybeFlush() {
-    if (buf_.size() >= (1 << 20)) Flush();
+    if (buf_.size() >= kFlushBytes) Flush();
   }
   void Flush() {
     if (!buf_.empty()) std::fwrite(buf_.data(), 1, buf_.size(), stdout);
@@ -180,7 +182,8 @@ int RunTokenize(const TokenizeArgs& args) {
   std::vector<uint32_t> ids;
   std::string pending;
   std::string clean;
-  std::string chunk(1 << 20, '\0');
+  // Read straight onto the end of `pending`, in reads small enough to stay in the cache.
+  constexpr size_t kReadBytes = size_t{64} << 10;
   bool chunk_valid = false;  // the lines being emitted are valid UTF-8 as they are
   auto emit = [&](std::string_view line) {
     std::string_view text = line;
@@ -217,16 +220,18 @@ int RunTokenize(const TokenizeArgs& args) {
   };
   for (;;) {
     size_t n = 0;
+    const size_t old_size = pending.size();
+    pending.resize(old_size + kReadBytes);
+    char* const into = pending.data() + old_size;
     if (in != nullptr) {
-      n = std::fread(chunk.data(), 1, chunk.size(), in);
+      n = std::fread(into, 1, kReadBytes, in);
     } else {
-      auto r = stream->Read(chunk.data(), chunk.size());
+      auto r = stream->Read(into, kReadBytes);
       if (!r.ok()) return ReportError(r.status().WithContext(args.file));
       n = *r;
     }
+    pending.resize(old_size + n);
     if (n == 0) break;
-    const size_t old_size = pending.size();
-    pending.append(chunk.data(), n);
     // The whole lines of the buffer, validated at once (almost all text is valid). Only the new
     // bytes can hold a newline: a huge line is not searched again each time it grows.
     const size_t new_nl = std::string_view(pending).substr(old_size).rfind('\n');
