@@ -31,7 +31,33 @@ std::string_view JsonTypeName(simdjson::dom::element_type t) {
 constexpr const char* kBadRecordHint =
     "; fix the record, or set [input] on_bad_record = \"skip\" to skip such records";
 
+Status LoneSurrogateError() {
+  return Status::DataLoss(
+      "a JSON string holds a lone UTF-16 surrogate escape (such as \\ud800), which is not "
+      "Unicode text; fix the input, or set strict_utf8 = false to replace it with U+FFFD");
+}
+
 }  // namespace
+
+Status JsonRecordParser::NotAnObject(size_t component, std::string_view type) const {
+  if (component == 0) {
+    return Status::InvalidArgument("the record holds " + std::string(type) + ", not a JSON object" +
+                                   kBadRecordHint);
+  }
+  return Status::InvalidArgument("field \"" + FieldPrefix(component) + "\" is " +
+                                 std::string(type) + ", not an object" + kBadRecordHint);
+}
+
+Status JsonRecordParser::NoField(size_t component) const {
+  return Status::InvalidArgument("no field \"" + FieldPrefix(component + 1) +
+                                 "\" in the record; set text_field to the field that holds the "
+                                 "text, or set [input] on_bad_record = \"skip\"");
+}
+
+Status JsonRecordParser::NotAString(std::string_view type) const {
+  return Status::InvalidArgument("field \"" + options_.text_field + "\" is " + std::string(type) +
+                                 ", not a string" + kBadRecordHint);
+}
 
 StatusOr<JsonRecordParser> JsonRecordParser::Create(const ReaderOptions& options) {
   TM_ASSIGN_OR_RETURN(std::vector<std::string> path, SplitFieldPath(options.text_field));
@@ -50,10 +76,7 @@ Status JsonRecordParser::Parse(std::string_view line, std::string_view* text, Re
       err = ParsePadded(fixed_, &root);
       if (err == simdjson::SUCCESS) {
         if (options_.strict_utf8) {
-          return Status::DataLoss(
-              "a JSON string holds a lone UTF-16 surrogate escape (such as \\ud800), which "
-              "is not Unicode text; fix the input, or set strict_utf8 = false to replace it "
-              "with U+FFFD");
+          return LoneSurrogateError();
         }
         stats->invalid_utf8_bytes += replaced;
       }
@@ -66,27 +89,10 @@ Status JsonRecordParser::Parse(std::string_view line, std::string_view* text, Re
   simdjson::dom::element cur = root;
   for (size_t i = 0; i < path_.size(); ++i) {
     simdjson::dom::object obj;
-    if (cur.get(obj) != simdjson::SUCCESS) {
-      if (i == 0) {
-        return Status::InvalidArgument(std::string("the record holds ") +
-                                       std::string(JsonTypeName(cur.type())) +
-                                       ", not a JSON object" + kBadRecordHint);
-      }
-      return Status::InvalidArgument("field \"" + FieldPrefix(i) + "\" is " +
-                                     std::string(JsonTypeName(cur.type())) + ", not an object" +
-                                     kBadRecordHint);
-    }
-    if (obj.at_key(path_[i]).get(cur) != simdjson::SUCCESS) {
-      return Status::InvalidArgument("no field \"" + FieldPrefix(i + 1) +
-                                     "\" in the record; set text_field to the field that "
-                                     "holds the text, or set [input] on_bad_record = \"skip\"");
-    }
+    if (cur.get(obj) != simdjson::SUCCESS) return NotAnObject(i, JsonTypeName(cur.type()));
+    if (obj.at_key(path_[i]).get(cur) != simdjson::SUCCESS) return NoField(i);
   }
-  if (cur.get(*text) != simdjson::SUCCESS) {
-    return Status::InvalidArgument("field \"" + options_.text_field + "\" is " +
-                                   std::string(JsonTypeName(cur.type())) + ", not a string" +
-                                   kBadRecordHint);
-  }
+  if (cur.get(*text) != simdjson::SUCCESS) return NotAString(JsonTypeName(cur.type()));
   return Status::Ok();
 }
 
@@ -106,10 +112,7 @@ Status JsonRecordParser::ParseHuge(std::string* record, ReaderStats* stats) {
   const JsonFieldMatch& m = *scanned;
   if (m.lone_surrogates > 0) {
     if (options_.strict_utf8) {
-      return Status::DataLoss(
-          "a JSON string holds a lone UTF-16 surrogate escape (such as \\ud800), which "
-          "is not Unicode text; fix the input, or set strict_utf8 = false to replace it "
-          "with U+FFFD");
+      return LoneSurrogateError();
     }
     stats->invalid_utf8_bytes += m.lone_surrogates;
   }
@@ -118,19 +121,11 @@ Status JsonRecordParser::ParseHuge(std::string* record, ReaderStats* stats) {
       UnescapeJsonStringInPlace(record, m.begin, m.end);
       return Status::Ok();
     case JsonFieldMatch::Kind::kNotObject:
-      if (m.component == 0) {
-        return Status::InvalidArgument("the record holds " + std::string(m.type) +
-                                       ", not a JSON object" + kBadRecordHint);
-      }
-      return Status::InvalidArgument("field \"" + FieldPrefix(m.component) + "\" is " +
-                                     std::string(m.type) + ", not an object" + kBadRecordHint);
+      return NotAnObject(m.component, m.type);
     case JsonFieldMatch::Kind::kMissing:
-      return Status::InvalidArgument("no field \"" + FieldPrefix(m.component + 1) +
-                                     "\" in the record; set text_field to the field that "
-                                     "holds the text, or set [input] on_bad_record = \"skip\"");
+      return NoField(m.component);
     case JsonFieldMatch::Kind::kNotString:
-      return Status::InvalidArgument("field \"" + options_.text_field + "\" is " +
-                                     std::string(m.type) + ", not a string" + kBadRecordHint);
+      return NotAString(m.type);
   }
   return Status::Internal("unknown JSON field match");
 }

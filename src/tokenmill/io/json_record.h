@@ -42,6 +42,12 @@ class JsonRecordParser {
       : options_(options), path_(std::move(path)) {}
   simdjson::error_code ParsePadded(std::string_view json, simdjson::dom::element* root);
   std::string FieldPrefix(size_t components) const;
+  // The errors of a record whose text field is not there, for both parsers: the value at
+  // path component `component` (0: the record) is of `type`, not an object; it has no field
+  // path_[component]; the field is of `type`, not a string.
+  Status NotAnObject(size_t component, std::string_view type) const;
+  Status NoField(size_t component) const;
+  Status NotAString(std::string_view type) const;
   Status ParseHuge(std::string* record, ReaderStats* stats);
 
   ReaderOptions options_;

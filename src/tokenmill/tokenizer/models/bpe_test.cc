@@ -315,14 +315,20 @@ const Tokenizer& Cl100k() {
   return *t;
 }
 
+// A model of the real cl100k_base ranks (every id below 100256), finished.
+BpeModel Cl100kModel() {
+  BpeModel model(MergeRule::kRanks);
+  for (uint32_t id = 0; id < 100256; ++id) {
+    EXPECT_TRUE(model.AddToken(Cl100k().IdToToken(id), id).ok()) << id;
+  }
+  EXPECT_TRUE(model.Finish().ok());
+  return model;
+}
+
 TEST(BpeModelTest, LinearAndHeapMergesAgree) {
   // Pieces of all lengths up to kLinearMergeMaxBytes from a small alphabet (many merges), CJK
   // and random bytes, merged both ways with the real cl100k_base ranks.
-  BpeModel model(MergeRule::kRanks);
-  for (uint32_t id = 0; id < 100256; ++id) {
-    ASSERT_TRUE(model.AddToken(Cl100k().IdToToken(id), id).ok()) << id;
-  }
-  ASSERT_TRUE(model.Finish().ok());
+  BpeModel model = Cl100kModel();
   std::mt19937 rng(7);
   const std::string alphabets[] = {"ab", "abc ", "0123456789", "\xe4\xb8\xad\xe6\x96\x87"};
   for (int round = 0; round < 2000; ++round) {
@@ -345,11 +351,7 @@ TEST(BpeModelTest, LinearAndHeapMergesAgree) {
 TEST(BpeModelTest, LongPiecesAgreeWithTheHeapOnCl100k) {
   // kAuto (split, cache, linear, bucket queue) against the heap on long pieces of letters, CJK,
   // digits and random bytes, with the real cl100k_base ranks.
-  BpeModel model(MergeRule::kRanks);
-  for (uint32_t id = 0; id < 100256; ++id) {
-    ASSERT_TRUE(model.AddToken(Cl100k().IdToToken(id), id).ok()) << id;
-  }
-  ASSERT_TRUE(model.Finish().ok());
+  BpeModel model = Cl100kModel();
   ASSERT_TRUE(model.splits_long_pieces());
   std::mt19937 rng(3);
   const std::string cjk[] = {"\xe4\xb8\xad", "\xe6\x96\x87", "\xe7\x9a\x84",
@@ -386,11 +388,7 @@ TEST(BpeModelTest, BacktrackMatchesTheHeapOnCl100k) {
   // The backtracking encoder against the heap with the real cl100k_base ranks: pieces of all
   // lengths up to 300 from small alphabets (many merges), CJK, random bytes, and runs of one
   // letter (the search goes back the most there).
-  BpeModel model(MergeRule::kRanks);
-  for (uint32_t id = 0; id < 100256; ++id) {
-    ASSERT_TRUE(model.AddToken(Cl100k().IdToToken(id), id).ok()) << id;
-  }
-  ASSERT_TRUE(model.Finish().ok());
+  BpeModel model = Cl100kModel();
   ASSERT_TRUE(model.backtracks());
   std::mt19937 rng(5);
   const std::string alphabets[] = {"ab", "abc ", "0123456789", "\xe4\xb8\xad\xe6\x96\x87", " \n"};
@@ -426,11 +424,7 @@ TEST(BpeModelTest, BacktrackWindowSlides) {
   // search (2^20 by default; here the smallest, 8 times the longest token): pieces longer than
   // it, against the heap, with the real cl100k_base ranks (runs of one letter, letters with
   // runs, CJK, random bytes) and with the random vocabularies.
-  BpeModel model(MergeRule::kRanks);
-  for (uint32_t id = 0; id < 100256; ++id) {
-    ASSERT_TRUE(model.AddToken(Cl100k().IdToToken(id), id).ok()) << id;
-  }
-  ASSERT_TRUE(model.Finish().ok());
+  BpeModel model = Cl100kModel();
   ASSERT_TRUE(model.backtracks());
   model.set_backtrack_window(1);
   std::mt19937 rng(9);
@@ -474,11 +468,7 @@ TEST(BpeModelTest, BacktrackWindowSlides) {
 // says it lost the search; a dry run says the same. With the smallest window and lags of a few
 // positions, the search goes back over handed-out ids on some pieces: both outcomes are seen.
 TEST(BpeModelTest, StreamingHandsOutTheIdsOfEncodePieceOrSaysItLost) {
-  BpeModel model(MergeRule::kRanks);
-  for (uint32_t id = 0; id < 100256; ++id) {
-    ASSERT_TRUE(model.AddToken(Cl100k().IdToToken(id), id).ok()) << id;
-  }
-  ASSERT_TRUE(model.Finish().ok());
+  BpeModel model = Cl100kModel();
   ASSERT_TRUE(model.backtracks());
   std::mt19937 rng(13);
   const std::string cjk[] = {"\xe4\xb8\xad", "\xe6\x96\x87", "\xe7\x9a\x84", "\xe4\xba\xba"};
