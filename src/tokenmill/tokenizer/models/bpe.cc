@@ -827,21 +827,37 @@ void BpeModel::BuildBacktrack() {
     }
   };
   for (int b = 0; b < 256; ++b) trie_root_[b] = byte_ids_[b];
-  for (uint32_t id = 0; id < n_ids; ++id) {
-    if (!usable[id] || spans_[id].length < 2) continue;
+  // The tokens go in shortest first, so that every shorter prefix of a token is in the trie
+  // when it goes in: the walk that inserts it also finds its next shorter usable prefix (one
+  // walk, not two: each step of it is a miss in a table of megabytes).
+  std::vector<uint32_t> by_length;
+  {
+    std::vector<uint32_t> starts;
+    for (uint32_t id = 0; id < n_ids; ++id) {
+      if (!usable[id] || spans_[id].length < 2) continue;
+      if (starts.size() < spans_[id].length + 2) starts.resize(spans_[id].length + 2, 0);
+      ++starts[spans_[id].length + 1];
+    }
+    for (size_t l = 1; l < starts.size(); ++l) starts[l] += starts[l - 1];
+    by_length.resize(starts.empty() ? 0 : starts.back());
+    for (uint32_t id = 0; id < n_ids; ++id) {
+      if (!usable[id] || spans_[id].length < 2) continue;
+      by_length[starts[spans_[id].length]++] = id;
+    }
+  }
+  next_prefix_.assign(n_ids, kNone);
+  for (const uint32_t id : by_length) {
     const auto* p = reinterpret_cast<const unsigned char*>(arena_.data() + spans_[id].offset);
+    uint32_t prefix = trie_root_[p[0]];
     TrieSlot* slot = &trie2_[p[0] | (p[1] << 8)];
     if (slot->key == 0) *slot = {1, nodes++, kNone};
-    for (uint32_t k = 2; k < spans_[id].length; ++k) slot = &find_or_add(slot->child, p[k]);
+    for (uint32_t k = 2; k < spans_[id].length; ++k) {
+      if (slot->token != kNone) prefix = slot->token;
+      slot = &find_or_add(slot->child, p[k]);
+    }
     slot->token = id;
+    next_prefix_[id] = prefix;
     max_token_length_ = std::max<size_t>(max_token_length_, spans_[id].length);
-  }
-  // The next shorter usable prefix of every usable token.
-  next_prefix_.assign(n_ids, kNone);
-  for (uint32_t id = 0; id < n_ids; ++id) {
-    if (!usable[id] || spans_[id].length < 2) continue;
-    const auto* p = reinterpret_cast<const unsigned char*>(arena_.data() + spans_[id].offset);
-    next_prefix_[id] = LongestPrefix(p, spans_[id].length - 1);
   }
   backtrack_ok_ = true;
 }
