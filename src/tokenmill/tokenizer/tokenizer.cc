@@ -104,9 +104,8 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& optio
         }
       }
       if (type == "WordPiece")
-        return LoadWordPieceParsedTokenizerJson(options, j, name);  // parsed once
-      j = nlohmann::json();  // the BPE loader parses the file itself: free this one first
-      if (type == "BPE") return LoadBpeTokenizerJson(options, main->data, name);
+        return LoadWordPieceParsedTokenizerJson(options, j, name);             // parsed once
+      if (type == "BPE") return LoadBpeParsedTokenizerJson(options, j, name);  // parsed once
       return Status::InvalidArgument(
           name + ": model.type '" + type +
           "' is not supported; use WordPiece, BPE, Unigram or WordLevel");

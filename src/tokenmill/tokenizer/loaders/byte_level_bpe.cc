@@ -107,15 +107,23 @@ std::optional<std::string> ByteLevelToBytes(std::string_view token) {
   const ByteAlphabet& alphabet = Alphabet();
   std::string out;
   out.reserve(token.size());
-  const auto* s = reinterpret_cast<const utf8proc_uint8_t*>(token.data());
-  utf8proc_ssize_t i = 0;
-  const auto n = static_cast<utf8proc_ssize_t>(token.size());
-  while (i < n) {
-    utf8proc_int32_t cp;
-    const utf8proc_ssize_t len = utf8proc_iterate(s + i, n - i, &cp);
-    if (len <= 0 || cp < 0 || cp >= 512 || alphabet.to_byte[cp] < 0) return std::nullopt;
+  // The alphabet's characters are below U+0200: one byte, or two (a lead byte 0xC2 to 0xC7 and
+  // a continuation byte); anything else (longer, overlong or broken sequences) is not in it.
+  const auto* s = reinterpret_cast<const unsigned char*>(token.data());
+  const size_t n = token.size();
+  for (size_t i = 0; i < n;) {
+    uint32_t cp = s[i];
+    if (cp < 0x80) {
+      i += 1;
+    } else if ((cp & 0xE0) == 0xC0 && i + 1 < n && (s[i + 1] & 0xC0) == 0x80) {
+      cp = ((cp & 0x1F) << 6) | (s[i + 1] & 0x3F);
+      if (cp < 0x80) return std::nullopt;  // overlong
+      i += 2;
+    } else {
+      return std::nullopt;
+    }
+    if (cp >= 512 || alphabet.to_byte[cp] < 0) return std::nullopt;
     out.push_back(static_cast<char>(alphabet.to_byte[cp]));
-    i += len;
   }
   return out;
 }
@@ -738,10 +746,9 @@ Status ReadNormalizer(const nlohmann::json& n, std::string_view source, NormalFo
 }
 
 StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOptions& options,
-                                                              std::string_view json,
+                                                              const nlohmann::json& j,
                                                               std::string_view source) {
   TM_RETURN_IF_ERROR(CheckOptions(options, source, BpeFileKind::kTokenizerJson));
-  const nlohmann::json j = ParseJson(json);
   if (j.is_discarded() || !j.is_object()) {
     return Status::InvalidArgument(std::string(source) + ": not valid JSON");
   }
@@ -871,6 +878,12 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
 StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJson(const TokenizerOptions& options,
                                                           std::string_view json,
                                                           std::string_view source) {
+  return LoadBpeParsedTokenizerJson(options, ParseJson(json), source);
+}
+
+StatusOr<std::unique_ptr<Tokenizer>> LoadBpeParsedTokenizerJson(const TokenizerOptions& options,
+                                                                const nlohmann::json& json,
+                                                                std::string_view source) {
   try {
     return LoadBpeTokenizerJsonImpl(options, json, source);
   } catch (const std::exception& e) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "tokenmill/base/status.h"
@@ -25,5 +26,9 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2Encoder(const TokenizerOptions& opt
 StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJson(const TokenizerOptions& options,
                                                           std::string_view json,
                                                           std::string_view source);
+// The same from the file already parsed (ParseJson); a discarded value is "not valid JSON".
+StatusOr<std::unique_ptr<Tokenizer>> LoadBpeParsedTokenizerJson(const TokenizerOptions& options,
+                                                                const nlohmann::json& json,
+                                                                std::string_view source);
 
 }  // namespace tokenmill

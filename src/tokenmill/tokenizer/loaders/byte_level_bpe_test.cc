@@ -25,6 +25,7 @@ using bpe_test::SharedPath;
 using bpe_test::SplitLines;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // The ways to load a byte-level BPE tokenizer in these tests.
 enum class Source { kTiktoken, kEncoderJson, kTokenizerJson };
@@ -472,6 +473,18 @@ TEST(BpeGpt2Test, EncoderJsonErrorsNameFileAndLine) {
   auto bad_id = LoadGpt2Encoder(options, R"({"a": -1})", "", "encoder.json");
   ASSERT_FALSE(bad_id.ok());
   EXPECT_THAT(bad_id.status().message(), HasSubstr("\"a\""));
+
+  // Characters outside the alphabet: U+00AD (byte 173 is written U+0143), U+0200 (past it),
+  // a three-byte character; the alphabet's own characters of one and two bytes load.
+  for (const std::string token : {"a\u00ad", "\u0200", "\u4e2d", "x\u0120\u4e2d"}) {
+    auto outside = LoadGpt2Encoder(options, "{\"!\": 0, \"" + token + "\": 1}", "#version: 0.2\n",
+                                   "encoder.json");
+    ASSERT_FALSE(outside.ok()) << token;
+    EXPECT_THAT(outside.status().message(), HasSubstr("byte-level alphabet")) << token;
+  }
+  auto inside = LoadGpt2Encoder(options, "{\"!\": 0, \"\u0120\u00ff\u0143\": 1}", "#version: 0.2\n",
+                                "encoder.json");
+  EXPECT_THAT(inside.status().message(), Not(HasSubstr("byte-level alphabet")));
 }
 
 // ---- tokenizer.json beyond GPT-2's: built here, small ----
