@@ -80,7 +80,8 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& optio
   if (EndsWith(name, ".model")) return LoadSentencePieceModel(options, main->data, name);
   if (EndsWith(name, ".json")) {
     if (IsHfTokenizerJson(name, main->data)) {
-      nlohmann::json j = ParseJson(main->data);
+      ParsedTokenizerJson parsed = ParseTokenizerJsonText(main->data);
+      const nlohmann::json& j = parsed.json;
       if (j.is_discarded() || !j.is_object() || !j.contains("model") || !j["model"].is_object()) {
         return Status::InvalidArgument(name + ": not a valid HuggingFace tokenizer.json");
       }
@@ -100,12 +101,12 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizer(const TokenizerOptions& optio
       }
       if (type == "BPE" || type == "WordLevel" || type == "Unigram") {
         if (!(type == "BPE" && IsByteLevelTokenizerJson(j))) {
-          return LoadHfPipelineTokenizerJson(options, std::move(j), name);  // parsed once
+          return LoadHfPipelineTokenizerJson(options, std::move(parsed), name);  // parsed once
         }
       }
       if (type == "WordPiece")
-        return LoadWordPieceParsedTokenizerJson(options, j, name);             // parsed once
-      if (type == "BPE") return LoadBpeParsedTokenizerJson(options, j, name);  // parsed once
+        return LoadWordPieceParsedTokenizerJson(options, parsed, name);             // parsed once
+      if (type == "BPE") return LoadBpeParsedTokenizerJson(options, parsed, name);  // parsed once
       return Status::InvalidArgument(
           name + ": model.type '" + type +
           "' is not supported; use WordPiece, BPE, Unigram or WordLevel");

@@ -746,8 +746,9 @@ Status ReadNormalizer(const nlohmann::json& n, std::string_view source, NormalFo
 }
 
 StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOptions& options,
-                                                              const nlohmann::json& j,
+                                                              const ParsedTokenizerJson& parsed,
                                                               std::string_view source) {
+  const nlohmann::json& j = parsed.json;
   TM_RETURN_IF_ERROR(CheckOptions(options, source, BpeFileKind::kTokenizerJson));
   if (j.is_discarded() || !j.is_object()) {
     return Status::InvalidArgument(std::string(source) + ": not valid JSON");
@@ -787,11 +788,16 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
   NormalForm form = NormalForm::kNone;
   if (j.contains("normalizer")) TM_RETURN_IF_ERROR(ReadNormalizer(j["normalizer"], source, &form));
 
+  if (!parsed.vocab.has_value()) {
+    return Status::InvalidArgument(std::string(source) +
+                                   ": model.vocab must be an object of token -> id");
+  }
+  const JsonMembers& vocab = *parsed.vocab;
   BpeModel model(MergeRule::kMerges);
-  model.Reserve(m.at("vocab").size());
+  model.Reserve(vocab.size());
   model.set_ignore_merges(m.value("ignore_merges", false));
   std::vector<std::pair<uint32_t, std::string>> not_byte_level;  // vocab entries kept as text
-  for (const auto& [token, value] : m.at("vocab").items()) {
+  for (const auto& [token, value] : vocab) {
     if (!value.is_number_unsigned() || value.get<uint64_t>() >= BpeModel::kNone - 1) {
       return Status::InvalidArgument(std::string(source) + ": model.vocab token \"" + token +
                                      "\" has no valid id");
@@ -807,7 +813,9 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
   }
   if (m.contains("unk_token") && m["unk_token"].is_string()) {
     const std::string unk = m["unk_token"].get<std::string>();
-    if (m.at("vocab").contains(unk)) model.set_unknown_id(m["vocab"][unk].get<uint32_t>());
+    for (const auto& [token, value] : vocab) {
+      if (token == unk) model.set_unknown_id(value.get<uint32_t>());
+    }
   }
   size_t index = 0;
   for (const nlohmann::json& merge : m.at("merges")) {
@@ -878,11 +886,11 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
 StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJson(const TokenizerOptions& options,
                                                           std::string_view json,
                                                           std::string_view source) {
-  return LoadBpeParsedTokenizerJson(options, ParseJson(json), source);
+  return LoadBpeParsedTokenizerJson(options, ParseTokenizerJsonText(json), source);
 }
 
 StatusOr<std::unique_ptr<Tokenizer>> LoadBpeParsedTokenizerJson(const TokenizerOptions& options,
-                                                                const nlohmann::json& json,
+                                                                const ParsedTokenizerJson& json,
                                                                 std::string_view source) {
   try {
     return LoadBpeTokenizerJsonImpl(options, json, source);

@@ -3,10 +3,10 @@
 #pragma once
 
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <string_view>
 
 #include "tokenmill/base/status.h"
+#include "tokenmill/tokenizer/loaders/json_parse.h"
 #include "tokenmill/tokenizer/tokenizer.h"
 
 namespace tokenmill {
@@ -26,9 +26,9 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2Encoder(const TokenizerOptions& opt
 StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJson(const TokenizerOptions& options,
                                                           std::string_view json,
                                                           std::string_view source);
-// The same from the file already parsed (ParseJson); a discarded value is "not valid JSON".
+// The same from the file already parsed; a discarded value is "not valid JSON".
 StatusOr<std::unique_ptr<Tokenizer>> LoadBpeParsedTokenizerJson(const TokenizerOptions& options,
-                                                                const nlohmann::json& json,
+                                                                const ParsedTokenizerJson& json,
                                                                 std::string_view source);
 
 }  // namespace tokenmill

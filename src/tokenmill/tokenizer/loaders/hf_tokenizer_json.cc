@@ -480,14 +480,15 @@ StatusOr<std::unique_ptr<PreTokenizer>> ReadPreTokenizer(const json& p, std::str
                  "byte-level BPE model, BertPreTokenizer with WordPiece)");
 }
 
-// model.vocab as (token, id) pairs: an object {token: id}.
-Status ReadVocabObject(const json& m, std::string_view source,
+// model.vocab as (token, id) pairs: an object {token: id}, its members taken out of the DOM
+// (ParsedTokenizerJson::vocab; freed here).
+Status ReadVocabObject(std::optional<JsonMembers>* members, std::string_view source,
                        std::vector<std::pair<std::string, uint32_t>>* vocab) {
-  auto it = m.find("vocab");
-  if (it == m.end() || !it->is_object())
-    return Bad(source, "model.vocab", "missing or not an object");
-  vocab->reserve(it->size());
-  for (const auto& [token, value] : it->items()) {
+  if (!members->has_value()) return Bad(source, "model.vocab", "missing or not an object");
+  const JsonMembers taken = std::move(**members);
+  members->reset();
+  vocab->reserve(taken.size());
+  for (const auto& [token, value] : taken) {
     if (!value.is_number_unsigned() || value.get<uint64_t>() >= (uint64_t{1} << 31)) {
       return Bad(source, "model.vocab[\"" + token + "\"]", "not a valid id");
     }
@@ -499,13 +500,14 @@ Status ReadVocabObject(const json& m, std::string_view source,
 // The model readers take the model's DOM, move the big strings out of it and drop what they
 // have read before building the model's tables, so the DOM and the tables never live in full
 // together (a 33 MB Gemma-3 file is ~300 MB of DOM).
-StatusOr<std::unique_ptr<Model>> ReadBpe(json& m, std::string_view source) {
+StatusOr<std::unique_ptr<Model>> ReadBpe(json& m, std::optional<JsonMembers>* members,
+                                         std::string_view source) {
   if (m.contains("dropout") && !m["dropout"].is_null() && m["dropout"].get<double>() != 0.0) {
     return Bad(source, "model.dropout",
                "BPE dropout is random; set it to null for data preparation");
   }
   std::vector<std::pair<std::string, uint32_t>> vocab;
-  TM_RETURN_IF_ERROR(ReadVocabObject(m, source, &vocab));
+  TM_RETURN_IF_ERROR(ReadVocabObject(members, source, &vocab));
   auto mi = m.find("merges");
   if (mi == m.end() || !mi->is_array()) return Bad(source, "model.merges", "missing or not a list");
   std::vector<std::pair<std::string, std::string>> merges;
@@ -545,9 +547,10 @@ StatusOr<std::unique_ptr<Model>> ReadBpe(json& m, std::string_view source) {
   return std::unique_ptr<Model>(std::move(model).value());
 }
 
-StatusOr<std::unique_ptr<Model>> ReadWordLevel(const json& m, std::string_view source) {
+StatusOr<std::unique_ptr<Model>> ReadWordLevel(const json& m, std::optional<JsonMembers>* members,
+                                               std::string_view source) {
   std::vector<std::pair<std::string, uint32_t>> vocab;
-  TM_RETURN_IF_ERROR(ReadVocabObject(m, source, &vocab));
+  TM_RETURN_IF_ERROR(ReadVocabObject(members, source, &vocab));
   TM_ASSIGN_OR_RETURN(std::string unk, StringAt(m, "unk_token", source, "model"));
   auto model = hf::WordLevelModel::Build(vocab, unk);
   if (!model.ok()) return Bad(source, "model.unk_token", model.status().message());
@@ -610,9 +613,10 @@ Status CheckOptions(const TokenizerOptions& options, std::string_view source) {
   return Status::Ok();
 }
 
-StatusOr<std::unique_ptr<Tokenizer>> LoadImpl(const TokenizerOptions& options, json j,
-                                              std::string_view source) {
+StatusOr<std::unique_ptr<Tokenizer>> LoadImpl(const TokenizerOptions& options,
+                                              ParsedTokenizerJson parsed, std::string_view source) {
   TM_RETURN_IF_ERROR(CheckOptions(options, source));
+  json& j = parsed.json;
   if (j.is_discarded() || !j.is_object()) {
     return Status::InvalidArgument(std::string(source) + ": not valid JSON");
   }
@@ -631,10 +635,10 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadImpl(const TokenizerOptions& options, j
   if (type.empty() && m.contains("vocab") && m["vocab"].is_object()) type = "WordLevel";
   if (type.empty() && m.contains("vocab") && m["vocab"].is_array()) type = "Unigram";
   if (type == "BPE") {
-    TM_ASSIGN_OR_RETURN(t->model_, ReadBpe(m, source));
+    TM_ASSIGN_OR_RETURN(t->model_, ReadBpe(m, &parsed.vocab, source));
     t->kind_ = TokenizerKind::kBytePairEncoding;
   } else if (type == "WordLevel") {
-    TM_ASSIGN_OR_RETURN(t->model_, ReadWordLevel(m, source));
+    TM_ASSIGN_OR_RETURN(t->model_, ReadWordLevel(m, &parsed.vocab, source));
     t->kind_ = TokenizerKind::kWordLevel;
   } else if (type == "Unigram") {
     TM_ASSIGN_OR_RETURN(t->model_, ReadUnigram(m, source));
@@ -730,11 +734,11 @@ bool IsByteLevelTokenizerJson(const nlohmann::json& j) {
 StatusOr<std::unique_ptr<Tokenizer>> LoadHfPipelineTokenizerJson(const TokenizerOptions& options,
                                                                  std::string_view json_text,
                                                                  std::string_view source) {
-  return LoadHfPipelineTokenizerJson(options, ParseJson(json_text), source);
+  return LoadHfPipelineTokenizerJson(options, ParseTokenizerJsonText(json_text), source);
 }
 
 StatusOr<std::unique_ptr<Tokenizer>> LoadHfPipelineTokenizerJson(const TokenizerOptions& options,
-                                                                 nlohmann::json parsed,
+                                                                 ParsedTokenizerJson parsed,
                                                                  std::string_view source) {
   try {
     return LoadImpl(options, std::move(parsed), source);

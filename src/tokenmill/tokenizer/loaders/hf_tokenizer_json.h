@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "tokenmill/base/status.h"
+#include "tokenmill/tokenizer/loaders/json_parse.h"
 #include "tokenmill/tokenizer/tokenizer.h"
 
 namespace tokenmill {
@@ -19,7 +20,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadHfPipelineTokenizerJson(const Tokenizer
                                                                  std::string_view source);
 // The same from the parsed file (moved in: the loader frees it as it goes).
 StatusOr<std::unique_ptr<Tokenizer>> LoadHfPipelineTokenizerJson(const TokenizerOptions& options,
-                                                                 nlohmann::json parsed,
+                                                                 ParsedTokenizerJson parsed,
                                                                  std::string_view source);
 
 // Whether a parsed tokenizer.json is for the byte-level BPE loader (its pre-tokenizer has a

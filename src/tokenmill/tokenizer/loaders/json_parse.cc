@@ -2,7 +2,13 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 namespace tokenmill {
 namespace {
@@ -43,7 +49,98 @@ nlohmann::json Convert(simdjson::dom::element e) {
   return nullptr;
 }
 
+// The members of an object, in order, each key once with its last value: a key seen before is
+// found in an open-addressing table of member indices.
+JsonMembers Members(simdjson::dom::object object) {
+  JsonMembers out;
+  size_t capacity = 16;
+  while (capacity < 2 * object.size()) capacity *= 2;
+  std::vector<uint32_t> slots(capacity, UINT32_MAX);
+  const std::hash<std::string_view> hash;
+  for (const auto field : object) {
+    for (size_t s = hash(field.key) & (capacity - 1);; s = (s + 1) & (capacity - 1)) {
+      if (slots[s] == UINT32_MAX) {
+        if (out.size() * 2 >= capacity) {  // object.size() saturates: grow and insert again
+          capacity *= 2;
+          std::fill(slots.begin(), slots.end(), UINT32_MAX);
+          slots.resize(capacity, UINT32_MAX);
+          for (uint32_t i = 0; i < out.size(); ++i) {
+            size_t t = hash(out[i].first) & (capacity - 1);
+            while (slots[t] != UINT32_MAX) t = (t + 1) & (capacity - 1);
+            slots[t] = i;
+          }
+          s = hash(field.key) & (capacity - 1);
+          while (slots[s] != UINT32_MAX) s = (s + 1) & (capacity - 1);
+        }
+        slots[s] = static_cast<uint32_t>(out.size());
+        out.emplace_back(std::string(field.key), Convert(field.value));
+        break;
+      }
+      if (out[slots[s]].first == field.key) {
+        out[slots[s]].second = Convert(field.value);  // a later duplicate wins
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+// Convert for the "model" object of a tokenizer.json: model.vocab, if an object, goes to *vocab.
+nlohmann::json ConvertModel(simdjson::dom::object model, std::optional<JsonMembers>* vocab) {
+  vocab->reset();  // of duplicate "model" keys, the last one's vocabulary
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto field : model) {
+    if (field.key == "vocab" && field.value.type() == simdjson::dom::element_type::OBJECT) {
+      *vocab = Members(field.value.get_object().value_unsafe());
+      out["vocab"] = nlohmann::json::object();
+    } else {
+      if (field.key == "vocab") vocab->reset();
+      out[std::string(field.key)] = Convert(field.value);
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+ParsedTokenizerJson ParseTokenizerJsonText(std::string_view text) {
+  simdjson::dom::parser parser;
+  const simdjson::padded_string padded(text);
+  simdjson::dom::element root;
+  if (parser.parse(padded).get(root) != simdjson::SUCCESS ||
+      root.type() != simdjson::dom::element_type::OBJECT) {
+    return TakeVocab(ParseJson(text));
+  }
+  ParsedTokenizerJson out;
+  out.json = nlohmann::json::object();
+  const simdjson::dom::object object = root.get_object().value_unsafe();
+  for (const auto field : object) {
+    if (field.key == "model" && field.value.type() == simdjson::dom::element_type::OBJECT) {
+      out.json["model"] = ConvertModel(field.value.get_object().value_unsafe(), &out.vocab);
+    } else {
+      if (field.key == "model") out.vocab.reset();
+      out.json[std::string(field.key)] = Convert(field.value);
+    }
+  }
+  return out;
+}
+
+ParsedTokenizerJson TakeVocab(nlohmann::json json) {
+  ParsedTokenizerJson out;
+  out.json = std::move(json);
+  if (!out.json.is_object()) return out;
+  const auto model = out.json.find("model");
+  if (model == out.json.end() || !model->is_object()) return out;
+  const auto vocab = model->find("vocab");
+  if (vocab == model->end() || !vocab->is_object()) return out;
+  JsonMembers& members = out.vocab.emplace();
+  members.reserve(vocab->size());
+  for (auto& [key, value] : vocab->get_ref<nlohmann::json::object_t&>()) {
+    members.emplace_back(key, std::move(value));
+  }
+  *vocab = nlohmann::json::object();
+  return out;
+}
 
 nlohmann::json ParseJson(std::string_view text) {
   simdjson::dom::parser parser;

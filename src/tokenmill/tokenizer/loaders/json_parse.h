@@ -1,4 +1,5 @@
-// ParseJson: a JSON text into nlohmann::json, read by simdjson.
+// ParseJson: a JSON text into nlohmann::json, read by simdjson; ParseTokenizerJsonText also keeps
+// a tokenizer.json's vocabulary out of nlohmann's map.
 //
 // The tokenizer loaders read their files (tokenizer.json, encoder.json) as nlohmann::json, whose
 // own parser costs about 60 instructions a byte: 80 M for bert-base-uncased's 700 KB, most of
@@ -11,11 +12,31 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace tokenmill {
 
 // The parsed value, or a discarded value (is_discarded()) if `text` is not valid JSON.
 nlohmann::json ParseJson(std::string_view text);
+
+// An object's members, each key once with the value of its last occurrence (as ParseJson keeps).
+using JsonMembers = std::vector<std::pair<std::string, nlohmann::json>>;
+
+// A tokenizer.json for the loaders: `json` as ParseJson gives it, except that model.vocab, when
+// it is an object, is an empty object there and its members are in `vocab` (in the order of the
+// file; in key order if `text` went to nlohmann's parser). The vocabulary is most of a file
+// (30,000 to 250,000 entries) and as a std::map it costs more to build and to free than the
+// rest of a load.
+struct ParsedTokenizerJson {
+  nlohmann::json json;
+  std::optional<JsonMembers> vocab;  // set if model.vocab is an object
+};
+ParsedTokenizerJson ParseTokenizerJsonText(std::string_view text);
+// The same from a value already parsed (its model.vocab members are moved out).
+ParsedTokenizerJson TakeVocab(nlohmann::json json);
 
 }  // namespace tokenmill

@@ -99,5 +99,73 @@ TEST(ParseJsonTest, RandomDocuments) {
   }
 }
 
+// ParseTokenizerJsonText against nlohmann's parser: the same value with model.vocab emptied, and
+// the vocabulary's members those of nlohmann's object (each key once, the last value).
+void ExpectVocabTakenAsNlohmann(const std::string& text) {
+  json want = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const ParsedTokenizerJson got = ParseTokenizerJsonText(text);
+  ASSERT_EQ(got.json.is_discarded(), want.is_discarded()) << text;
+  if (want.is_discarded()) return;
+  const bool object_vocab = want.is_object() && want.contains("model") &&
+                            want["model"].is_object() && want["model"].contains("vocab") &&
+                            want["model"]["vocab"].is_object();
+  ASSERT_EQ(got.vocab.has_value(), object_vocab) << text;
+  if (object_vocab) {
+    json members = json::object();
+    for (const auto& [key, value] : *got.vocab) {
+      EXPECT_FALSE(members.contains(key)) << "twice: " << key;
+      members[key] = value;
+    }
+    EXPECT_EQ(members, want["model"]["vocab"]) << text;
+    want["model"]["vocab"] = json::object();
+  }
+  EXPECT_EQ(got.json, want) << text;
+}
+
+TEST(ParseTokenizerJsonTest, VocabularyTakenOutOfTheValue) {
+  for (const std::string text :
+       {R"({"model": {"type": "WordPiece", "vocab": {"b": 1, "a": 0, "c": 2}}, "x": [1]})",
+        R"({"model": {"vocab": {"a": 0, "b": 1, "a": 7}}})",            // last wins
+        R"({"model": {"vocab": {"a": 0}, "vocab": [["a", 0.5]]}})",     // array last
+        R"({"model": {"vocab": [["a", 0.5]], "vocab": {"z": 3}}})",     // object last
+        R"({"model": {"vocab": {"a": 0}}, "model": {"type": "BPE"}})",  // no vocab last
+        R"({"model": {"vocab": {"a": 0}}, "model": 3})",                // model not object
+        R"({"model": {"vocab": {}}})", R"({"model": {}})", R"({"vocab": {"a": 1}})",
+        R"([{"model": {"vocab": {"a": 1}}}])", R"({"model": {"vocab": {"a": 1}}} x)",
+        // Lone surrogate and a too-large integer: nlohmann's parser, the vocabulary moved out.
+        R"({"model": {"vocab": {"\ud800": 1, "b": 2}}})",
+        R"({"model": {"vocab": {"a": 123456789012345678901234567890}}})"}) {
+    ExpectVocabTakenAsNlohmann(text);
+  }
+  // The members keep the file's order (simdjson path).
+  const ParsedTokenizerJson p =
+      ParseTokenizerJsonText(R"({"model": {"vocab": {"b": 1, "a": 0, "c": 2, "b": 5}}})");
+  ASSERT_TRUE(p.vocab.has_value());
+  ASSERT_EQ(p.vocab->size(), 3u);
+  EXPECT_EQ((*p.vocab)[0].first, "b");
+  EXPECT_EQ((*p.vocab)[0].second, 5);
+  EXPECT_EQ((*p.vocab)[1].first, "a");
+  EXPECT_EQ((*p.vocab)[2].first, "c");
+}
+
+TEST(ParseTokenizerJsonTest, RealTokenizerFilesAndManyKeys) {
+  for (const char* name : {"bert-base-uncased/tokenizer.json", "gpt2/tokenizer.json"}) {
+    std::ifstream in(std::string(TOKENMILL_SOURCE_DIR "/data/vocab/") + name, std::ios::binary);
+    ASSERT_TRUE(in.good()) << name;
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    SCOPED_TRACE(name);
+    ExpectVocabTakenAsNlohmann(text);
+  }
+  // Many keys with duplicates, so the member table grows past its first size.
+  std::mt19937 rng(5);
+  std::string text = R"({"model": {"vocab": {)";
+  for (int i = 0; i < 5000; ++i) {
+    if (i > 0) text += ",";
+    text += "\"k" + std::to_string(rng() % 3000) + "\": " + std::to_string(i);
+  }
+  text += "}}}";
+  ExpectVocabTakenAsNlohmann(text);
+}
+
 }  // namespace
 }  // namespace tokenmill

@@ -617,9 +617,10 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadWordPieceVocab(const TokenizerOptions& 
 namespace {
 
 StatusOr<std::unique_ptr<Tokenizer>> ParseTokenizerJson(const TokenizerOptions& options,
-                                                        const nlohmann::json& j,
+                                                        const ParsedTokenizerJson& parsed,
                                                         std::string_view source) {
   using nlohmann::json;
+  const json& j = parsed.json;
   const std::string src(source);
   if (j.is_discarded() || !j.is_object()) {
     return Status::InvalidArgument(src + ": not valid JSON; expected a HuggingFace tokenizer.json");
@@ -633,7 +634,7 @@ StatusOr<std::unique_ptr<Tokenizer>> ParseTokenizerJson(const TokenizerOptions& 
     return Status::InvalidArgument(src + ": model type " + model["type"].dump() +
                                    " is not WordPiece");
   }
-  if (!model.contains("vocab") || !model["vocab"].is_object()) {
+  if (!parsed.vocab.has_value()) {
     return Status::InvalidArgument(src + ": model.vocab must be an object of token -> id");
   }
 
@@ -673,7 +674,7 @@ StatusOr<std::unique_ptr<Tokenizer>> ParseTokenizerJson(const TokenizerOptions& 
   config.continuing_subword_prefix = model.value("continuing_subword_prefix", std::string("##"));
 
   // Ids are dense in real files; a sparse one would make the id table absurdly large.
-  size_t token_count = model["vocab"].size();
+  size_t token_count = parsed.vocab->size();
   if (j.contains("added_tokens") && j["added_tokens"].is_array()) {
     token_count += j["added_tokens"].size();
   }
@@ -692,7 +693,7 @@ StatusOr<std::unique_ptr<Tokenizer>> ParseTokenizerJson(const TokenizerOptions& 
     config.vocab[id] = token;
     return Status::Ok();
   };
-  for (const auto& [token, id] : model["vocab"].items()) {
+  for (const auto& [token, id] : *parsed.vocab) {
     if (!id.is_number_integer()) {
       return Status::InvalidArgument(src + ": model.vocab[" + json(token).dump() +
                                      "] is not an integer id");
@@ -735,11 +736,11 @@ StatusOr<std::unique_ptr<Tokenizer>> ParseTokenizerJson(const TokenizerOptions& 
 StatusOr<std::unique_ptr<Tokenizer>> LoadWordPieceTokenizerJson(const TokenizerOptions& options,
                                                                 std::string_view json,
                                                                 std::string_view source) {
-  return LoadWordPieceParsedTokenizerJson(options, ParseJson(json), source);
+  return LoadWordPieceParsedTokenizerJson(options, ParseTokenizerJsonText(json), source);
 }
 
 StatusOr<std::unique_ptr<Tokenizer>> LoadWordPieceParsedTokenizerJson(
-    const TokenizerOptions& options, const nlohmann::json& json, std::string_view source) {
+    const TokenizerOptions& options, const ParsedTokenizerJson& json, std::string_view source) {
   try {
     return ParseTokenizerJson(options, json, source);
   } catch (const std::exception& e) {  // nlohmann type errors on unexpected field types

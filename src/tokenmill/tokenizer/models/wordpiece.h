@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <nlohmann/json_fwd.hpp>
 #include <span>
 #include <string>
 #include <string_view>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "tokenmill/base/status.h"
+#include "tokenmill/tokenizer/loaders/json_parse.h"
 #include "tokenmill/tokenizer/normalizers/bert_normalizer.h"
 #include "tokenmill/tokenizer/tokenizer.h"
 
@@ -33,7 +33,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadWordPieceTokenizerJson(const TokenizerO
                                                                 std::string_view source);
 // The same from the file already parsed (discarded JSON: "not valid JSON").
 StatusOr<std::unique_ptr<Tokenizer>> LoadWordPieceParsedTokenizerJson(
-    const TokenizerOptions& options, const nlohmann::json& json, std::string_view source);
+    const TokenizerOptions& options, const ParsedTokenizerJson& json, std::string_view source);
 
 // A hash table from token text to id (open addressing; keys live in one string).
 // Thread-safety: immutable after Build().
