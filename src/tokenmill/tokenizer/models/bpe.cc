@@ -336,28 +336,25 @@ Status BpeModel::Finish() {
     }
   }
   token2_bits_.assign(1024, 0);
-  std::vector<uint64_t> prefixes;  // prefix << 32 | length, for the tokens of 3 bytes or more
+  size_t long_tokens = 0;  // of 3 bytes or more: at most as many 3-byte prefixes
+  for (uint32_t id = 0; id < spans_.size(); ++id) long_tokens += spans_[id].length >= 3;
+  size_t prefix_capacity = 16;
+  while (prefix_capacity < 2 * long_tokens) prefix_capacity *= 2;
+  prefix3_.assign(prefix_capacity, 0);
   for (uint32_t id = 0; id < spans_.size(); ++id) {
     const auto* b = reinterpret_cast<const unsigned char*>(arena_.data() + spans_[id].offset);
     const uint32_t length = spans_[id].length;
     if (length == 2) {
       const unsigned pair = b[0] | (b[1] << 8);
       token2_bits_[pair >> 6] |= uint64_t{1} << (pair & 63);
-    } else if (length >= 3) {
+    } else if (length >= 3) {  // keep the longest length of each prefix
       const uint32_t key = b[0] | (b[1] << 8) | (b[2] << 16);
-      prefixes.push_back((static_cast<uint64_t>(key) << 32) | length);
+      const uint64_t entry = (static_cast<uint64_t>(key + 1) << 32) | length;
+      size_t s = Hash3(key) & (prefix_capacity - 1);
+      while (prefix3_[s] != 0 && (prefix3_[s] >> 32) != key + 1)
+        s = (s + 1) & (prefix_capacity - 1);
+      if (prefix3_[s] == 0 || static_cast<uint32_t>(prefix3_[s]) < length) prefix3_[s] = entry;
     }
-  }
-  std::sort(prefixes.begin(), prefixes.end());
-  size_t prefix_capacity = 16;
-  while (prefix_capacity < 2 * prefixes.size()) prefix_capacity *= 2;
-  prefix3_.assign(prefix_capacity, 0);
-  for (size_t k = 0; k < prefixes.size(); ++k) {
-    if (k + 1 < prefixes.size() && (prefixes[k + 1] >> 32) == (prefixes[k] >> 32)) continue;
-    const auto key = static_cast<uint32_t>(prefixes[k] >> 32);  // the longest is the last
-    size_t s = Hash3(key) & (prefix_capacity - 1);
-    while (prefix3_[s] != 0) s = (s + 1) & (prefix_capacity - 1);
-    prefix3_[s] = (static_cast<uint64_t>(key + 1) << 32) | static_cast<uint32_t>(prefixes[k]);
   }
   finished_ = true;
   if (rule_ == MergeRule::kMerges && !ignore_merges_ && !ids_only_) {
