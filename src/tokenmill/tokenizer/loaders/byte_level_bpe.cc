@@ -588,15 +588,15 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2EncoderImpl(const TokenizerOptions&
                                                          std::string_view vocab_bpe,
                                                          std::string_view source) {
   TM_RETURN_IF_ERROR(CheckOptions(options, source, BpeFileKind::kEncoderJson));
-  const nlohmann::json j = ParseJson(encoder_json);
-  if (j.is_discarded() || !j.is_object()) {
+  const std::optional<JsonMembers> j = ParseJsonObjectMembers(encoder_json);
+  if (!j.has_value()) {
     return Status::InvalidArgument(std::string(source) +
                                    ": not a JSON object of token -> id (GPT-2 encoder.json)");
   }
   BpeModel model(MergeRule::kMerges);
-  model.Reserve(j.size());
+  model.Reserve(j->size());
   std::optional<uint32_t> eod;
-  for (const auto& [token, value] : j.items()) {
+  for (const auto& [token, value] : *j) {
     if (!value.is_number_unsigned() || value.get<uint64_t>() >= BpeModel::kNone - 1) {
       return Status::InvalidArgument(std::string(source) + ": token \"" + token +
                                      "\" has no valid id; expected a non-negative integer");

@@ -125,6 +125,24 @@ ParsedTokenizerJson ParseTokenizerJsonText(std::string_view text) {
   return out;
 }
 
+std::optional<JsonMembers> ParseJsonObjectMembers(std::string_view text) {
+  simdjson::dom::parser parser;
+  const simdjson::padded_string padded(text);
+  simdjson::dom::element root;
+  if (parser.parse(padded).get(root) == simdjson::SUCCESS) {
+    if (root.type() != simdjson::dom::element_type::OBJECT) return std::nullopt;
+    return Members(root.get_object().value_unsafe());
+  }
+  nlohmann::json j = ParseJson(text);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  JsonMembers members;
+  members.reserve(j.size());
+  for (auto& [key, value] : j.get_ref<nlohmann::json::object_t&>()) {
+    members.emplace_back(key, std::move(value));
+  }
+  return members;
+}
+
 ParsedTokenizerJson TakeVocab(nlohmann::json json) {
   ParsedTokenizerJson out;
   out.json = std::move(json);

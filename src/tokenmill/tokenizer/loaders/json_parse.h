@@ -26,6 +26,11 @@ nlohmann::json ParseJson(std::string_view text);
 // An object's members, each key once with the value of its last occurrence (as ParseJson keeps).
 using JsonMembers = std::vector<std::pair<std::string, nlohmann::json>>;
 
+// The members of the object that `text` is (in the order of the file; in key order if `text` went
+// to nlohmann's parser); nullopt if `text` is not valid JSON or not an object. For files that
+// are one big object (GPT-2's encoder.json).
+std::optional<JsonMembers> ParseJsonObjectMembers(std::string_view text);
+
 // A tokenizer.json for the loaders: `json` as ParseJson gives it, except that model.vocab, when
 // it is an object, is an empty object there and its members are in `vocab` (in the order of the
 // file; in key order if `text` went to nlohmann's parser). The vocabulary is most of a file

@@ -148,6 +148,28 @@ TEST(ParseTokenizerJsonTest, VocabularyTakenOutOfTheValue) {
   EXPECT_EQ((*p.vocab)[2].first, "c");
 }
 
+TEST(ParseTokenizerJsonTest, ObjectMembers) {
+  for (const std::string text :
+       {R"({"b": 1, "a": 2, "b": 3})", R"({})", R"({"\ud800": 1, "x": 2})", R"({"a": 1e999})"}) {
+    const json want = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    const std::optional<JsonMembers> got = ParseJsonObjectMembers(text);
+    ASSERT_EQ(got.has_value(), !want.is_discarded()) << text;
+    if (!got.has_value()) continue;
+    json members = json::object();
+    for (const auto& [key, value] : *got) members[key] = value;
+    EXPECT_EQ(members.size(), got->size()) << text;
+    EXPECT_EQ(members, want) << text;
+  }
+  for (const std::string text : {"[1]", "3", "{", ""}) {
+    EXPECT_FALSE(ParseJsonObjectMembers(text).has_value()) << text;
+  }
+  std::ifstream in(TOKENMILL_SOURCE_DIR "/data/vocab/gpt2/encoder.json", std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::optional<JsonMembers> got = ParseJsonObjectMembers(text);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->size(), json::parse(text).size());
+}
+
 TEST(ParseTokenizerJsonTest, RealTokenizerFilesAndManyKeys) {
   for (const char* name : {"bert-base-uncased/tokenizer.json", "gpt2/tokenizer.json"}) {
     std::ifstream in(std::string(TOKENMILL_SOURCE_DIR "/data/vocab/") + name, std::ios::binary);
