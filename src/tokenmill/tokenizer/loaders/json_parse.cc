@@ -2,7 +2,6 @@
 
 #include <simdjson.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -52,35 +51,44 @@ nlohmann::json Convert(simdjson::dom::element e) {
 // The members of an object, in order, each key once with its last value: a key seen before is
 // found in an open-addressing table of member indices.
 JsonMembers Members(simdjson::dom::object object) {
-  JsonMembers out;
+  size_t count = 0;  // object.size() saturates; a walk of the tape does not
+  for ([[maybe_unused]] const auto field : object) ++count;
   size_t capacity = 16;
-  while (capacity < 2 * object.size()) capacity *= 2;
+  while (capacity < 2 * count) capacity *= 2;
   std::vector<uint32_t> slots(capacity, UINT32_MAX);
   const std::hash<std::string_view> hash;
+  JsonMembers out;
+  out.reserve(count);
   for (const auto field : object) {
-    for (size_t s = hash(field.key) & (capacity - 1);; s = (s + 1) & (capacity - 1)) {
-      if (slots[s] == UINT32_MAX) {
-        if (out.size() * 2 >= capacity) {  // object.size() saturates: grow and insert again
-          capacity *= 2;
-          std::fill(slots.begin(), slots.end(), UINT32_MAX);
-          slots.resize(capacity, UINT32_MAX);
-          for (uint32_t i = 0; i < out.size(); ++i) {
-            size_t t = hash(out[i].first) & (capacity - 1);
-            while (slots[t] != UINT32_MAX) t = (t + 1) & (capacity - 1);
-            slots[t] = i;
-          }
-          s = hash(field.key) & (capacity - 1);
-          while (slots[s] != UINT32_MAX) s = (s + 1) & (capacity - 1);
-        }
-        slots[s] = static_cast<uint32_t>(out.size());
-        out.emplace_back(std::string(field.key), Convert(field.value));
-        break;
-      }
-      if (out[slots[s]].first == field.key) {
-        out[slots[s]].second = Convert(field.value);  // a later duplicate wins
-        break;
-      }
+    size_t s = hash(field.key) & (capacity - 1);
+    while (slots[s] != UINT32_MAX && out[slots[s]].first != field.key) s = (s + 1) & (capacity - 1);
+    if (slots[s] != UINT32_MAX) {
+      out[slots[s]].second = Convert(field.value);  // a later duplicate wins
+      continue;
     }
+    slots[s] = static_cast<uint32_t>(out.size());
+    out.emplace_back(std::string(field.key), Convert(field.value));
+  }
+  return out;
+}
+
+// The members of a nlohmann object, moved out (in key order).
+JsonMembers MoveMembers(nlohmann::json& object) {
+  JsonMembers members;
+  members.reserve(object.size());
+  for (auto& [key, value] : object.get_ref<nlohmann::json::object_t&>()) {
+    members.emplace_back(key, std::move(value));
+  }
+  return members;
+}
+
+// Convert of an object, except that the values of `key` go through divert(value) (of duplicate
+// keys the last wins, as in Convert).
+template <typename Divert>
+nlohmann::json ConvertObject(simdjson::dom::object object, std::string_view key, Divert divert) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto field : object) {
+    out[std::string(field.key)] = field.key == key ? divert(field.value) : Convert(field.value);
   }
   return out;
 }
@@ -88,17 +96,14 @@ JsonMembers Members(simdjson::dom::object object) {
 // Convert for the "model" object of a tokenizer.json: model.vocab, if an object, goes to *vocab.
 nlohmann::json ConvertModel(simdjson::dom::object model, std::optional<JsonMembers>* vocab) {
   vocab->reset();  // of duplicate "model" keys, the last one's vocabulary
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto field : model) {
-    if (field.key == "vocab" && field.value.type() == simdjson::dom::element_type::OBJECT) {
-      *vocab = Members(field.value.get_object().value_unsafe());
-      out["vocab"] = nlohmann::json::object();
-    } else {
-      if (field.key == "vocab") vocab->reset();
-      out[std::string(field.key)] = Convert(field.value);
+  return ConvertObject(model, "vocab", [&](simdjson::dom::element value) {
+    if (value.type() != simdjson::dom::element_type::OBJECT) {
+      vocab->reset();
+      return Convert(value);
     }
-  }
-  return out;
+    *vocab = Members(value.get_object().value_unsafe());
+    return nlohmann::json(nlohmann::json::object());
+  });
 }
 
 }  // namespace
@@ -112,16 +117,14 @@ ParsedTokenizerJson ParseTokenizerJsonText(std::string_view text) {
     return TakeVocab(ParseJson(text));
   }
   ParsedTokenizerJson out;
-  out.json = nlohmann::json::object();
-  const simdjson::dom::object object = root.get_object().value_unsafe();
-  for (const auto field : object) {
-    if (field.key == "model" && field.value.type() == simdjson::dom::element_type::OBJECT) {
-      out.json["model"] = ConvertModel(field.value.get_object().value_unsafe(), &out.vocab);
-    } else {
-      if (field.key == "model") out.vocab.reset();
-      out.json[std::string(field.key)] = Convert(field.value);
-    }
-  }
+  out.json =
+      ConvertObject(root.get_object().value_unsafe(), "model", [&](simdjson::dom::element value) {
+        if (value.type() != simdjson::dom::element_type::OBJECT) {
+          out.vocab.reset();
+          return Convert(value);
+        }
+        return ConvertModel(value.get_object().value_unsafe(), &out.vocab);
+      });
   return out;
 }
 
@@ -135,12 +138,7 @@ std::optional<JsonMembers> ParseJsonObjectMembers(std::string_view text) {
   }
   nlohmann::json j = ParseJson(text);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  JsonMembers members;
-  members.reserve(j.size());
-  for (auto& [key, value] : j.get_ref<nlohmann::json::object_t&>()) {
-    members.emplace_back(key, std::move(value));
-  }
-  return members;
+  return MoveMembers(j);
 }
 
 ParsedTokenizerJson TakeVocab(nlohmann::json json) {
@@ -151,11 +149,7 @@ ParsedTokenizerJson TakeVocab(nlohmann::json json) {
   if (model == out.json.end() || !model->is_object()) return out;
   const auto vocab = model->find("vocab");
   if (vocab == model->end() || !vocab->is_object()) return out;
-  JsonMembers& members = out.vocab.emplace();
-  members.reserve(vocab->size());
-  for (auto& [key, value] : vocab->get_ref<nlohmann::json::object_t&>()) {
-    members.emplace_back(key, std::move(value));
-  }
+  out.vocab = MoveMembers(*vocab);
   *vocab = nlohmann::json::object();
   return out;
 }

@@ -212,6 +212,32 @@ std::string RandomPiece(std::mt19937& rng, size_t length) {
   return piece;
 }
 
+// Long pieces of a kind, at least `length` bytes: a run of one of " a0=", RandomPiece, CJK
+// ideographs, random bytes, random 'a' and 'b'.
+enum class PieceKind { kRun, kRandom, kCjk, kBytes, kAb };
+std::string LongPiece(std::mt19937& rng, PieceKind kind, size_t length) {
+  static const std::string cjk[] = {"\xe4\xb8\xad", "\xe6\x96\x87", "\xe7\x9a\x84", "\xe4\xba\xba"};
+  std::string piece;
+  switch (kind) {
+    case PieceKind::kRun:
+      piece.assign(length, " a0="[rng() % 4]);
+      break;
+    case PieceKind::kRandom:
+      piece = RandomPiece(rng, length);
+      break;
+    case PieceKind::kCjk:
+      while (piece.size() < length) piece += cjk[rng() % 4];
+      break;
+    case PieceKind::kBytes:
+      while (piece.size() < length) piece.push_back(static_cast<char>(rng() & 0xFF));
+      break;
+    case PieceKind::kAb:
+      while (piece.size() < length) piece.push_back("ab"[rng() % 2]);
+      break;
+  }
+  return piece;
+}
+
 TEST(BpeModelTest, AllAlgorithmsMatchAReferenceOnRandomVocabularies) {
   // Lengths up to 300 cover the cache (up to 22 bytes), the split, the linear merge (up to 64)
   // and the heap. kBacktrack merges as kAuto in the models that do not merge in rising priority
@@ -428,23 +454,9 @@ TEST(BpeModelTest, BacktrackWindowSlides) {
   ASSERT_TRUE(model.backtracks());
   model.set_backtrack_window(1);
   std::mt19937 rng(9);
-  const std::string chars[] = {"\xe4\xb8\xad", "\xe6\x96\x87", "\xe7\x9a\x84", "\xe4\xba\xba"};
   for (int round = 0; round < 12; ++round) {
     const size_t length = 2000 + rng() % 30000;
-    std::string piece;
-    switch (round % 4) {
-      case 0:
-        piece.assign(length, " a0="[rng() % 4]);
-        break;
-      case 1:
-        piece = RandomPiece(rng, length);
-        break;
-      case 2:
-        while (piece.size() < length) piece += chars[rng() % 4];
-        break;
-      default:
-        while (piece.size() < length) piece.push_back(static_cast<char>(rng() & 0xFF));
-    }
+    const std::string piece = LongPiece(rng, static_cast<PieceKind>(round % 4), length);
     EXPECT_EQ(Encode(model, piece, BpeModel::Algorithm::kBacktrack),
               Encode(model, piece, BpeModel::Algorithm::kHeap))
         << "round " << round;
@@ -471,7 +483,6 @@ TEST(BpeModelTest, StreamingHandsOutTheIdsOfEncodePieceOrSaysItLost) {
   BpeModel model = Cl100kModel();
   ASSERT_TRUE(model.backtracks());
   std::mt19937 rng(13);
-  const std::string cjk[] = {"\xe4\xb8\xad", "\xe6\x96\x87", "\xe7\x9a\x84", "\xe4\xba\xba"};
   int lost = 0;
   int streamed = 0;
   for (const size_t lag : {size_t{1}, size_t{3}, size_t{16}, SIZE_MAX}) {
@@ -481,20 +492,8 @@ TEST(BpeModelTest, StreamingHandsOutTheIdsOfEncodePieceOrSaysItLost) {
       model.set_backtrack_window(window);
       for (int round = 0; round < (window == 1 ? 24 : 4); ++round) {
         const size_t length = window == 1 ? 100 + rng() % 20000 : (size_t{3} << 19) + rng() % 1000;
-        std::string piece;
-        switch (round % 4) {
-          case 0:
-            piece.assign(length, " a0="[rng() % 4]);
-            break;
-          case 1:
-            piece = RandomPiece(rng, length);
-            break;
-          case 2:
-            while (piece.size() < length) piece += cjk[rng() % 4];
-            break;
-          default:
-            while (piece.size() < length) piece.push_back("ab"[rng() % 2]);
-        }
+        const std::string piece = LongPiece(
+            rng, round % 4 == 3 ? PieceKind::kAb : static_cast<PieceKind>(round % 4), length);
         std::vector<uint32_t> want = {7, 8};  // ids already in the vector go out first
         model.EncodePiece(piece, &want);
         std::vector<uint32_t> got;
