@@ -2,6 +2,10 @@
 
 #include <utf8proc.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -361,55 +365,135 @@ StatusOr<ContentStats> ContentStatsFromJson(std::string_view json) {
 
 ContentStatsCollector::ContentStatsCollector(uint32_t vocab_size) : token_counts_(vocab_size, 0) {}
 
+namespace {
+
+// 16 bytes at a time (SSE2 on x86-64, NEON on ARM, through the compiler's vector extensions).
+using Bytes16 = uint8_t __attribute__((vector_size(16)));
+
+Bytes16 Load16(const char* p) {
+  Bytes16 v;
+  std::memcpy(&v, p, 16);
+  return v;
+}
+
+// A lane mask (0x00 or 0xFF per byte) as 16 bits, bit k for lane k.
+uint32_t BitsOf(Bytes16 mask) {
+#if defined(__SSE2__)
+  __m128i m;
+  std::memcpy(&m, &mask, 16);
+  return static_cast<uint32_t>(_mm_movemask_epi8(m));
+#else
+  static_assert(std::endian::native == std::endian::little);
+  uint64_t lo, hi;
+  std::memcpy(&lo, &mask, 8);
+  std::memcpy(&hi, reinterpret_cast<const char*>(&mask) + 8, 8);
+  // One bit per byte at 8k gathers into bit 56 + k of the product (no two terms collide).
+  constexpr uint64_t kGather = 0x0102040810204080ULL;
+  const uint64_t l = ((lo & 0x0101010101010101ULL) * kGather) >> 56;
+  const uint64_t h = ((hi & 0x0101010101010101ULL) * kGather) >> 56;
+  return static_cast<uint32_t>(l | h << 8);
+#endif
+}
+
+constexpr std::array<uint8_t, 256> MakeBitCounts() {
+  std::array<uint8_t, 256> t{};
+  for (int v = 0; v < 256; ++v)
+    t[v] = static_cast<uint8_t>(std::popcount(static_cast<unsigned>(v)));
+  return t;
+}
+constexpr std::array<uint8_t, 256> kBitCounts = MakeBitCounts();
+
+int CountBits16(uint32_t bits) { return kBitCounts[bits & 0xFF] + kBitCounts[(bits >> 8) & 0xFF]; }
+
+uint64_t SumLanes(Bytes16 v) {
+  uint64_t lo, hi;
+  std::memcpy(&lo, &v, 8);
+  std::memcpy(&hi, reinterpret_cast<const char*>(&v) + 8, 8);
+  const auto pairs = [](uint64_t x) {  // the 8 bytes of x summed in 16-bit lanes
+    return (x & 0x00FF00FF00FF00FFULL) + ((x >> 8) & 0x00FF00FF00FF00FFULL);
+  };
+  return ((pairs(lo) + pairs(hi)) * 0x0001000100010001ULL) >> 48;
+}
+
+}  // namespace
+
+// The characters of the text, 16 bytes at a time, in chunks of up to 255 blocks (before a byte
+// lane could overflow). First the vector pass, with no call that would spill its registers: the
+// classes of ASCII bytes and the ideographs of U+4E00..U+9FFF (lead byte E5..E9, or E4 before
+// B8..BF) are counted in byte lanes, and each block leaves three lane masks: the first bytes of
+// characters, newlines, and the first bytes of any other character. Then the scalar pass over
+// the masks: the other characters are decoded and classified one by one (in the block of their
+// first byte), and lines are measured in characters.
 void ContentStatsCollector::AddDocument(std::string_view text, uint64_t tokens) {
   document_tokens_.Add(tokens);
   const char* data = text.data();
   const size_t n = text.size();
+  constexpr size_t kChunkBlocks = 255;
+  std::array<uint16_t, kChunkBlocks> lead_bits, newline_bits, rare_bits;
   uint64_t line = 0;
-  size_t i = 0;
-  while (i < n) {
-    if (static_cast<unsigned char>(data[i]) < 128) {
-      // A run of ASCII bytes, found 8 at a time.
-      size_t j = i + 1;
-      for (uint64_t word; j + 8 <= n; j += 8) {
-        std::memcpy(&word, data + j, 8);
-        if ((word & 0x8080808080808080ULL) != 0) break;
-      }
-      while (j < n && static_cast<unsigned char>(data[j]) < 128) ++j;
-      // Counted by byte into four tables in turn (no chain of increments of one counter),
-      // folded into classes by Finish, which leaves out '\n'.
-      for (size_t k = i; k < j; ++k) {
-        const auto c = static_cast<unsigned char>(data[k]);
-        ++ascii_[k & 3][c];
-        if (c == '\n') {
-          if (line > 0) line_chars_.Add(line);
-          line = 0;
-        } else {
-          ++line;
+  char tail[17];
+  for (size_t chunk = 0; chunk < n; chunk += 16 * kChunkBlocks) {
+    const size_t blocks = std::min(kChunkBlocks, (n - chunk + 15) / 16);
+    Bytes16 ascii{}, latin{}, digit{}, space{}, control{}, han{};
+    for (size_t k = 0; k < blocks; ++k) {
+      const size_t i = chunk + 16 * k;
+      const char* block = data + i;
+      uint32_t in = 0xFFFF;  // the lanes of the text
+      if (n - i < 17) {
+        // The last block, padded with zeros (and one byte more for `next`): the padding counts
+        // as ASCII control characters, taken back below.
+        std::memset(tail, 0, sizeof(tail));
+        std::memcpy(tail, data + i, n - i);
+        block = tail;
+        if (n - i < 16) {
+          in = (1u << (n - i)) - 1;
+          ascii_.ascii -= 16 - (n - i);
+          ascii_.control -= 16 - (n - i);
         }
       }
-      i = j;
-      continue;
+      const Bytes16 b = Load16(block);
+      const Bytes16 next = Load16(block + 1);
+      const auto is_ascii = static_cast<Bytes16>(b < 0x80);
+      const auto is_space = static_cast<Bytes16>((b == ' ') | (static_cast<Bytes16>(b - 9) < 5));
+      const auto is_han = static_cast<Bytes16>((static_cast<Bytes16>(b - 0xE5) < 5) |
+                                               ((b == 0xE4) & (next >= 0xB8)));
+      const auto is_lead = static_cast<Bytes16>((b & 0xC0) != 0x80);
+      const Bytes16 lower = b | 0x20;
+      ascii -= is_ascii;
+      latin -= static_cast<Bytes16>(static_cast<Bytes16>(lower - 'a') < 26);
+      digit -= static_cast<Bytes16>(static_cast<Bytes16>(b - '0') < 10);
+      space -= is_space;
+      control -= static_cast<Bytes16>((b < 0x20) | (b == 0x7F)) & ~is_space;
+      han -= is_han;
+      lead_bits[k] = static_cast<uint16_t>(BitsOf(is_lead) & in);
+      newline_bits[k] = static_cast<uint16_t>(BitsOf(static_cast<Bytes16>(b == '\n')));
+      rare_bits[k] = static_cast<uint16_t>(BitsOf(is_lead & ~is_ascii & ~is_han));
     }
-    // A run of CJK ideographs of U+4E00..U+9FFF (three bytes each, lead byte E4..E9).
-    uint64_t han = 0;
-    while (i + 3 <= n) {
-      const auto b0 = static_cast<unsigned char>(data[i]);
-      const auto b1 = static_cast<unsigned char>(data[i + 1]);
-      const auto b2 = static_cast<unsigned char>(data[i + 2]);
-      if (b0 < 0xE4 || b0 > 0xE9 || (b1 & 0xC0) != 0x80 || (b2 & 0xC0) != 0x80) break;
-      if (b0 == 0xE4 && b1 < 0xB8) break;  // below U+4E00
-      ++han;
-      i += 3;
+    ascii_.ascii += SumLanes(ascii);
+    ascii_.latin += SumLanes(latin);
+    ascii_.digit += SumLanes(digit);
+    ascii_.space += SumLanes(space);
+    ascii_.control += SumLanes(control);
+    chars_[static_cast<int>(CharClass::kHan)] += SumLanes(han);
+    for (size_t k = 0; k < blocks; ++k) {
+      for (uint32_t rare = rare_bits[k]; rare != 0; rare &= rare - 1) {
+        size_t at = chunk + 16 * k + static_cast<size_t>(std::countr_zero(rare));
+        ++chars_[static_cast<int>(ClassifyCodePoint(NextCodePoint(text, &at)))];
+      }
+      uint32_t rest = lead_bits[k];  // characters not counted yet
+      uint32_t ends = newline_bits[k];
+      if (ends != 0) {
+        ascii_.newlines += static_cast<uint64_t>(CountBits16(ends));
+        for (; ends != 0; ends &= ends - 1) {
+          const uint32_t upto = ends ^ (ends - 1);  // the lanes up to this newline
+          line += static_cast<uint64_t>(CountBits16(rest & (upto >> 1)));
+          if (line > 0) line_chars_.Add(line);
+          line = 0;
+          rest &= ~upto;
+        }
+      }
+      line += static_cast<uint64_t>(CountBits16(rest));
     }
-    if (han > 0) {
-      chars_[static_cast<int>(CharClass::kHan)] += han;
-      line += han;
-      continue;
-    }
-    const char32_t cp = NextCodePoint(text, &i);
-    ++chars_[static_cast<int>(ClassifyCodePoint(cp))];
-    ++line;
   }
   if (line > 0) line_chars_.Add(line);
 }
@@ -451,11 +535,12 @@ ContentStats ContentStatsCollector::Finish(const KindCounters& kind_counters) {
   s.histograms[std::string(kDocumentTokens)] = document_tokens_;
   s.histograms[std::string(kLineChars)] = line_chars_;
   s.chars = chars_;
-  for (const auto& table : ascii_) {
-    for (int c = 0; c < 128; ++c) {
-      if (c != '\n') s.chars[static_cast<int>(kAscii[c])] += table[c];
-    }
-  }
+  s.chars[static_cast<int>(CharClass::kLatin)] += ascii_.latin;
+  s.chars[static_cast<int>(CharClass::kDigit)] += ascii_.digit;
+  s.chars[static_cast<int>(CharClass::kWhitespace)] += ascii_.space - ascii_.newlines;
+  s.chars[static_cast<int>(CharClass::kOther)] += ascii_.control;
+  s.chars[static_cast<int>(CharClass::kPunctuation)] +=
+      ascii_.ascii - ascii_.latin - ascii_.digit - ascii_.space - ascii_.control;
   for (uint32_t id = 0; id < token_counts_.size(); ++id) {
     const uint64_t count = token_counts_[id] + (wide_counts_.empty() ? 0 : wide_counts_[id]);
     if (count > 0) s.top_tokens.push_back({id, count});

@@ -136,7 +136,8 @@ class ContentStatsCollector : public TokenObserver {
  public:
   explicit ContentStatsCollector(uint32_t vocab_size);
 
-  // A document as read (characters and lines) and the tokens the builder made of it.
+  // A document as read (characters and lines) and the tokens the builder made of it. The text
+  // is valid UTF-8 (the readers check it); invalid bytes count as some class, never overread.
   void AddDocument(std::string_view text, uint64_t tokens);
   // An example as written: its tokens that are not padding.
   void AddExample(uint64_t real_tokens);
@@ -149,8 +150,11 @@ class ContentStatsCollector : public TokenObserver {
 
  private:
   Histogram example_tokens_, document_tokens_, line_chars_;
-  std::array<uint64_t, kCharClasses> chars_{};        // of characters beyond ASCII
-  std::array<std::array<uint64_t, 128>, 4> ascii_{};  // ASCII characters, by byte, 4 tables
+  std::array<uint64_t, kCharClasses> chars_{};  // of characters beyond ASCII
+  struct AsciiTotals {                          // ASCII bytes by class (newlines are also spaces)
+    uint64_t ascii = 0, latin = 0, digit = 0, space = 0, control = 0, newlines = 0;
+  };
+  AsciiTotals ascii_;
   void FoldTokenCounts();
 
   // By id, in 32 bits (half the cache footprint of the per-token increment); folded into

@@ -116,11 +116,21 @@ TEST(ContentStatsCollectorTest, TopTokensAreBounded) {
 }
 
 TEST(ContentStatsCollectorTest, CharactersAndLinesOfRandomTextEqualACharByCharCount) {
-  // Runs of ASCII (found 8 bytes at a time), newlines anywhere, empty lines, CJK (runs of
+  // Runs of ASCII (counted 16 bytes at a time: every byte of 0..127, runs longer than the 255
+  // blocks after which the lanes fold), newlines anywhere, empty lines, CJK (runs of
   // U+4E00..U+9FFF are counted without decoding: its edges and neighbours too) and Latin-1
   // characters between them: the classes and line lengths of a plain count.
   std::mt19937_64 rng(11);
-  const std::vector<std::string> pieces = {"a",
+  std::string every_ascii_byte;
+  for (int c = 0; c < 128; ++c) every_ascii_byte += static_cast<char>(c);
+  std::string long_run;
+  for (int i = 0; i < 5000; ++i) long_run += static_cast<char>(i % 7 == 0 ? ' ' : 'a' + i % 26);
+  const std::vector<std::string> pieces = {every_ascii_byte,
+                                           long_run,
+                                           std::string(4097, '@'),
+                                           "\x7F\x7F\x7F~[`{/:",
+                                           "\r\v\f\x1F\x01\x01\x01",
+                                           "a",
                                            "Z",
                                            " ",
                                            "\n",
@@ -139,7 +149,7 @@ TEST(ContentStatsCollectorTest, CharactersAndLinesOfRandomTextEqualACharByCharCo
                                            "\uA000",
                                            "\U00020000",
                                            "\u4E01\u4E02\u4E03"};
-  for (int round = 0; round < 50; ++round) {
+  for (int round = 0; round < 200; ++round) {
     std::string text;
     const int count = static_cast<int>(rng() % 60);
     for (int i = 0; i < count; ++i) text += pieces[rng() % pieces.size()];
@@ -168,6 +178,28 @@ TEST(ContentStatsCollectorTest, CharactersAndLinesOfRandomTextEqualACharByCharCo
     if (line > 0) lines.Add(line);
     EXPECT_EQ(s.chars, chars) << text;
     EXPECT_EQ(s.histogram(kLineChars), lines) << text;
+  }
+}
+
+TEST(ContentStatsCollectorTest, InvalidUtf8CountsEachCharacterStartOnce) {
+  // Bytes the readers would have refused: every byte that does not continue a sequence is one
+  // character of some class (a newline ends a line), whatever follows it, and nothing is read
+  // beyond the text (the sanitizer builds check that).
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 300; ++round) {
+    std::string text(rng() % 200, '\0');
+    for (char& c : text) c = static_cast<char>(rng() % 4 == 0 ? '\n' : rng() % 256);
+    ContentStatsCollector c(10);
+    c.AddDocument(text, 0);
+    const ContentStats s = c.Finish({});
+    uint64_t starts = 0;
+    for (const char ch : text) {
+      if ((static_cast<unsigned char>(ch) & 0xC0) != 0x80 && ch != '\n') ++starts;
+    }
+    uint64_t counted = 0;
+    for (const uint64_t n : s.chars) counted += n;
+    EXPECT_EQ(counted, starts);
+    EXPECT_EQ(s.histogram(kLineChars).sum(), starts);
   }
 }
 
