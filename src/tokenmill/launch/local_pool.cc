@@ -1,6 +1,7 @@
 #include "tokenmill/launch/local_pool.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -25,10 +26,12 @@ volatile sig_atomic_t g_caught_signal = 0;
 extern "C" void CatchSignal(int sig) { g_caught_signal = sig; }
 extern "C" void WakeOnChildExit(int) {}
 
-// Installs CatchSignal for SIGINT and SIGTERM (no SA_RESTART, so sleeps wake up), and a handler
-// that does nothing for SIGCHLD, so that a worker's exit also cuts the sleep between polls short
-// (the run ends when its last worker does, not up to one interval later; nanosleep is never
-// restarted, other calls are: SA_RESTART). Restores the previous handlers when destroyed.
+// Installs CatchSignal for SIGINT and SIGTERM and a handler that does nothing for SIGCHLD, and
+// blocks the three: they are delivered only while the pool sleeps between polls (Sleep), which
+// unblocks them atomically with the wait, so a worker's exit or a Ctrl-C that came while the
+// caller's tick ran cuts the next sleep short instead of waiting out a whole interval (the run
+// ends when its last worker does). Restores the previous handlers and mask when destroyed, after
+// taking what is pending.
 class ScopedSignalCatcher {
  public:
   ScopedSignalCatcher() {
@@ -45,13 +48,32 @@ class ScopedSignalCatcher {
     child.sa_flags = SA_RESTART | SA_NOCLDSTOP;
     sigemptyset(&child.sa_mask);
     sigaction(SIGCHLD, &child, &old_child_);
+    sigset_t block;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &block, &old_mask_);
+    sleep_mask_ = old_mask_;
+    sigdelset(&sleep_mask_, SIGINT);
+    sigdelset(&sleep_mask_, SIGTERM);
+    sigdelset(&sleep_mask_, SIGCHLD);
   }
   ~ScopedSignalCatcher() {
+    Sleep(std::chrono::milliseconds(0));  // pending signals reach our handlers, not the old ones
+    sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
     sigaction(SIGINT, &old_int_, nullptr);
     sigaction(SIGTERM, &old_term_, nullptr);
     sigaction(SIGCHLD, &old_child_, nullptr);
   }
-  // The signal caught since the last call, or 0.
+  // Waits for `interval` or until one of the three signals, pending ones included, is handled.
+  void Sleep(std::chrono::milliseconds interval) {
+    struct timespec ts;
+    ts.tv_sec = interval.count() / 1000;
+    ts.tv_nsec = (interval.count() % 1000) * 1000000L;
+    ::ppoll(nullptr, 0, &ts, &sleep_mask_);  // EINTR when a signal came: what we want
+  }
+  // The signal caught (in Sleep) since the last call, or 0.
   int Take() {
     int sig = g_caught_signal;
     g_caught_signal = 0;
@@ -62,14 +84,9 @@ class ScopedSignalCatcher {
   struct sigaction old_int_;
   struct sigaction old_term_;
   struct sigaction old_child_;
+  sigset_t old_mask_;
+  sigset_t sleep_mask_;
 };
-
-void SleepFor(std::chrono::milliseconds interval) {
-  struct timespec ts;
-  ts.tv_sec = interval.count() / 1000;
-  ts.tv_nsec = (interval.count() % 1000) * 1000000L;
-  ::nanosleep(&ts, nullptr);  // a signal cuts it short, which is what we want
-}
 
 }  // namespace
 
@@ -308,8 +325,9 @@ PoolSummary LocalPool::RunForwardingSignals(const std::function<void(const Local
       Signal(sig);
     }
     if (tick) tick(*this);
-    SleepFor(interval);
+    catcher.Sleep(interval);
   }
+  catcher.Sleep(std::chrono::milliseconds(0));  // a signal still pending
   int sig = catcher.Take();
   if (sig != 0) summary_.received_signal = sig;
   if (tick) tick(*this);

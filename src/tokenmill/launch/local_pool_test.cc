@@ -2,9 +2,11 @@
 
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <set>
 
@@ -171,6 +173,39 @@ TEST(LocalPoolTest, ForkedWorkersGetSignalsForwarded) {
     EXPECT_FALSE(w.running);
     EXPECT_EQ(w.term_signal, SIGTERM);
   }
+}
+
+// The last worker ends while the callback runs (before the pool's sleep begins): its SIGCHLD is
+// held until the sleep, which it then cuts short. With the signal lost, the pool would wait out
+// the whole interval (an hour here) before it saw the exit.
+TEST(LocalPoolTest, WorkerEndingDuringTheCallbackCutsTheNextSleepShort) {
+  LocalPoolOptions options;
+  options.forked_worker = [](int) { return 0; };
+  LocalPool pool(options);
+  ASSERT_TRUE(pool.Start("/s", 1).ok());
+  const pid_t pid = pool.pids().at(0);
+  int ticks = 0;
+  const auto start = std::chrono::steady_clock::now();
+  PoolSummary summary = pool.RunForwardingSignals(
+      [&](const LocalPool& p) {
+        ++ticks;
+        if (p.running() == 0) return;
+        siginfo_t info;
+        // Until the worker has ended, without reaping it (the pool does that).
+        ASSERT_EQ(::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT), 0);
+      },
+      std::chrono::hours(1));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::minutes(30));
+  EXPECT_EQ(ticks, 2);  // one while it ran, one at the end
+  EXPECT_EQ(summary.succeeded(), 1);
+  EXPECT_EQ(summary.received_signal, 0);
+  // SIGCHLD is neither blocked nor handled by the pool any more.
+  sigset_t mask;
+  sigprocmask(SIG_BLOCK, nullptr, &mask);
+  EXPECT_EQ(sigismember(&mask, SIGCHLD), 0);
+  struct sigaction now;
+  sigaction(SIGCHLD, nullptr, &now);
+  EXPECT_EQ(now.sa_handler, SIG_DFL);
 }
 
 TEST(LocalPoolTest, DestructorStopsWorkersStillRunning) {
