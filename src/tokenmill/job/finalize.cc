@@ -7,11 +7,13 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "tokenmill/base/sha256.h"
 #include "tokenmill/examples/gpt_builder.h"
 #include "tokenmill/formats/megatron_merge.h"
 #include "tokenmill/job/job_spec.h"
+#include "tokenmill/job/job_status.h"
 #include "tokenmill/job/planner.h"
 #include "tokenmill/job/record_checks.h"
 #include "tokenmill/storage/storage.h"
@@ -19,15 +21,23 @@
 namespace tokenmill {
 namespace {
 
+// Every shard's name starts with this ("part-<task>-<index>.<ext>", see IsOwnOutputName).
+constexpr std::string_view kShardPrefix = "part-";
+
+// Checks a shard's size: `listed_size` if the output's listing had it, else asked of the store
+// (which then says why it is missing).
 Status VerifyShard(Storage& output, const std::string& url, const ShardEntry& shard,
-                   bool check_sha256) {
-  auto info = output.Stat(url);
-  if (!info.ok()) {
-    return Status::DataLoss("shard " + url +
-                            " listed by task records is missing: " + info.status().message());
+                   std::optional<uint64_t> listed_size, bool check_sha256) {
+  if (!listed_size) {
+    auto info = output.Stat(url);
+    if (!info.ok()) {
+      return Status::DataLoss("shard " + url +
+                              " listed by task records is missing: " + info.status().message());
+    }
+    listed_size = info->size;
   }
-  if (info->size != shard.bytes) {
-    return Status::DataLoss("shard " + url + " has " + std::to_string(info->size) +
+  if (*listed_size != shard.bytes) {
+    return Status::DataLoss("shard " + url + " has " + std::to_string(*listed_size) +
                             " bytes but its done record says " + std::to_string(shard.bytes));
   }
   if (!check_sha256) return Status::Ok();
@@ -167,18 +177,36 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
         "; run more workers (`tokenmill work " + store_location + "`) and finalize again");
   }
 
+  // The records, several reads at a time, and the shards' sizes from one listing of the output
+  // (a request per thousand shards on a bucket, not one per shard).
+  std::vector<uint64_t> tasks;
+  std::vector<std::string> urls;
+  for (const auto& [t, url] : done_urls) {
+    tasks.push_back(t);
+    urls.push_back(url);
+  }
+  TM_ASSIGN_OR_RETURN(std::vector<DoneRecord> records,
+                      ReadDoneRecords(*store, urls, RecordReadParallelism(store_location)));
+  TM_ASSIGN_OR_RETURN(auto listed, output->List(JoinPath(spec.output.path, kShardPrefix)));
+  std::map<std::string, uint64_t> listed_sizes;
+  for (const ObjectInfo& o : listed) listed_sizes.emplace(o.url, o.size);
+
   nlohmann::json shards = nlohmann::json::array();
   FinalizeResult result;
   ContentStatsSum content;
   std::vector<std::string> megatron_prefixes;
-  for (const auto& [t, url] : done_urls) {
-    TM_ASSIGN_OR_RETURN(std::string data, store->Read(url));
-    TM_ASSIGN_OR_RETURN(DoneRecord rec, DoneRecordFromJson(data));
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const uint64_t t = tasks[i];
+    const std::string& url = urls[i];
+    const DoneRecord& rec = records[i];
     if (rec.task != t) return Status::DataLoss(url + " records task " + std::to_string(rec.task));
     TM_RETURN_IF_ERROR(CheckDoneRecordInJob(rec, t, url));
     for (const auto& shard : rec.shards) {
       const std::string shard_url = JoinPath(spec.output.path, shard.name);
-      TM_RETURN_IF_ERROR(VerifyShard(*output, shard_url, shard, options.verify));
+      auto size = listed_sizes.find(shard_url);
+      TM_RETURN_IF_ERROR(VerifyShard(
+          *output, shard_url, shard,
+          size == listed_sizes.end() ? std::nullopt : std::optional(size->second), options.verify));
       shards.push_back({{"name", shard.name},
                         {"task", t},
                         {"bytes", shard.bytes},

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "tokenmill/base/parallel_for.h"
 #include "tokenmill/base/units.h"
 #include "tokenmill/job/finalize.h"
 #include "tokenmill/job/planner.h"
@@ -40,6 +41,30 @@ std::string FormatCount(double v) {
 
 }  // namespace
 
+StatusOr<std::vector<DoneRecord>> ReadDoneRecords(Storage& store,
+                                                  const std::vector<std::string>& urls,
+                                                  int parallelism) {
+  std::vector<StatusOr<DoneRecord>> read(urls.size(), Status::Internal("not read"));
+  ParallelFor(urls.size(), parallelism, [&](size_t i) {
+    StatusOr<std::string> data = store.Read(urls[i]);
+    if (!data.ok()) {
+      read[i] = data.status();
+      return;
+    }
+    read[i] = DoneRecordFromJson(*data);
+    if (!read[i].ok()) read[i] = read[i].status().WithContext(urls[i]);
+  });
+  std::vector<DoneRecord> records;
+  records.reserve(urls.size());
+  for (auto& r : read) {
+    if (!r.ok()) return r.status();
+    records.push_back(std::move(r).value());
+  }
+  return records;
+}
+
+int RecordReadParallelism(std::string_view location) { return IsUrl(location) ? 32 : 4; }
+
 StatusReader::StatusReader(Storage* store, std::string store_location)
     : store_(store), paths_(std::move(store_location)) {}
 
@@ -61,17 +86,26 @@ StatusOr<JobStatus> StatusReader::Read() {
   TM_ASSIGN_OR_RETURN(auto done_list, store_->List(paths_.DonePrefix()));
   TM_ASSIGN_OR_RETURN(auto failed_list, store_->List(paths_.FailedPrefix()));
   std::set<uint64_t> done, failed;
-  int64_t last_finish = 0;
+  std::vector<uint64_t> new_tasks;
+  std::vector<std::string> new_urls;
   for (const auto& o : done_list) {
     const int64_t t = StorePaths::TaskFromLocation(o.url);
     if (t < 0 || static_cast<uint64_t>(t) >= st.total) continue;
     done.insert(t);
     if (!done_.count(t)) {
-      TM_ASSIGN_OR_RETURN(std::string data, store_->Read(o.url));
-      TM_ASSIGN_OR_RETURN(DoneRecord rec, DoneRecordFromJson(data));
-      content_.Add(rec.content);
-      done_[t] = std::move(rec);
+      new_tasks.push_back(t);
+      new_urls.push_back(o.url);
     }
+  }
+  // Done records never change: only the new ones are read, several at a time.
+  TM_ASSIGN_OR_RETURN(std::vector<DoneRecord> new_records,
+                      ReadDoneRecords(*store_, new_urls, RecordReadParallelism(paths_.root())));
+  for (size_t i = 0; i < new_tasks.size(); ++i) {
+    content_.Add(new_records[i].content);
+    done_[new_tasks[i]] = std::move(new_records[i]);
+  }
+  int64_t last_finish = 0;
+  for (uint64_t t : done) {
     st.stats += done_[t].stats;
     last_finish = std::max(last_finish, done_[t].finished_at_ms);
   }

@@ -41,16 +41,16 @@ struct ShardStats {
 struct JobStatus {
   std::string store;
   uint64_t total = 0, pending = 0, leased = 0, done = 0, failed = 0;
-  TaskStats stats;              // sum over done tasks
-  uint64_t input_bytes = 0;     // all tasks
-  double throughput_bps = 0;    // input bytes per second since the job was planned
-  double eta_seconds = -1;      // -1: unknown
+  TaskStats stats;            // sum over done tasks
+  uint64_t input_bytes = 0;   // all tasks
+  double throughput_bps = 0;  // input bytes per second since the job was planned
+  double eta_seconds = -1;    // -1: unknown
   uint32_t live_workers = 0;
   std::vector<WorkerHeartbeat> workers;
-  uint64_t retries = 0;         // storage retries reported by workers
+  uint64_t retries = 0;  // storage retries reported by workers
   std::vector<FailedTask> failures;
-  bool complete = false;        // every task done
-  bool finished = false;        // every task done or failed
+  bool complete = false;  // every task done
+  bool finished = false;  // every task done or failed
   // What the report shows (docs/report.md). Content: determined by the done tasks' input.
   ContentStats content;            // merged over done tasks, top tokens trimmed to kTopTokens
   std::vector<FileStats> files;    // in input order
@@ -61,6 +61,16 @@ struct JobStatus {
   int64_t created_at_ms = 0;  // when the job was planned
   JobRecord job;
 };
+
+// Reads and parses the done records at `urls`, `parallelism` reads at a time (an object store
+// answers each in tens of milliseconds: one at a time, 10,000 tasks would take minutes); the
+// records come back in the order of `urls`, and the first error in that order names its url.
+StatusOr<std::vector<DoneRecord>> ReadDoneRecords(Storage& store,
+                                                  const std::vector<std::string>& urls,
+                                                  int parallelism);
+// The reads ReadDoneRecords makes at a time in a store at `location`: 32 for a bucket, 4 for a
+// folder.
+int RecordReadParallelism(std::string_view location);
 
 class StatusReader {
  public:

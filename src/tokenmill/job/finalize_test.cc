@@ -1,0 +1,108 @@
+// FinalizeJob on a job run here: what it asks of the store, and its checks of the shards.
+#include "tokenmill/job/finalize.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "tokenmill/job/job_spec.h"
+#include "tokenmill/job/planner.h"
+#include "tokenmill/job/worker.h"
+#include "tokenmill/storage/storage.h"
+
+namespace tokenmill {
+namespace {
+
+namespace fs = std::filesystem;
+
+class FinalizeTest : public ::testing::Test {
+ protected:
+  static constexpr int kFiles = 6;  // one task each
+
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "tm_finalize_XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    dir_ = tmpl;
+    for (int f = 0; f < kFiles; ++f) {
+      std::ofstream out(dir_ + "/in-" + std::to_string(f) + ".txt");
+      for (int line = 0; line < 200; ++line) {
+        out << "file " << f << " line " << line << " has some words in it.\n";
+        if (line % 20 == 19) out << "\n";
+      }
+    }
+    const std::string toml = "[input]\npaths = [\"" + dir_ +
+                             "/in-*.txt\"]\nformat = \"text\"\n"
+                             "[tokenizer]\npath = \"" TOKENMILL_SOURCE_DIR
+                             "/data/vocab/bert-base-uncased/vocab.txt\"\n"
+                             "lowercase = true\n[examples]\nkind = \"electra\"\n"
+                             "[output]\npath = \"" +
+                             dir_ + "/out\"\nformat = \"tfrecord\"\n";
+    auto spec = ParseJobSpec(toml, "job.toml");
+    ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+    auto plan = PlanJob(*spec, {});
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    ASSERT_EQ(plan->job.task_count, uint64_t{kFiles});
+    store_ = plan->store;
+    WorkerOptions options;
+    options.store = store_;
+    options.threads = 1;
+    options.scratch_dir = dir_ + "/scratch";
+    auto worker = RunWorker(options);
+    ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+    ASSERT_EQ(worker->tasks_done, uint64_t{kFiles});
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  std::string dir_;
+  std::string store_;
+};
+
+TEST_F(FinalizeTest, ReadsEachDoneRecordOnceAndListsTheShardsInsteadOfAskingForEach) {
+  auto storage = StorageFor(store_);
+  ASSERT_TRUE(storage.ok());
+  const StorageCounters before = (*storage)->counters();
+  auto result = FinalizeJob(store_, {});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  const StorageCounters after = (*storage)->counters();
+  EXPECT_GE(result->shards, uint64_t{kFiles});
+  // The job record and one read per done record; no read (or stat) per shard.
+  EXPECT_EQ(after.reads - before.reads, uint64_t{1 + kFiles});
+  // The done records, the shards, the output's incomplete writes.
+  EXPECT_LE(after.lists - before.lists, 3u);
+  EXPECT_TRUE(fs::exists(dir_ + "/out/manifest.json"));
+}
+
+TEST_F(FinalizeTest, AMissingOrResizedShardIsNamed) {
+  std::vector<fs::path> shards;
+  for (const auto& e : fs::directory_iterator(dir_ + "/out")) {
+    if (e.path().filename().string().starts_with("part-")) shards.push_back(e.path());
+  }
+  std::sort(shards.begin(), shards.end());
+  ASSERT_GE(shards.size(), 2u);
+  fs::remove(shards[0]);
+  auto missing = FinalizeJob(store_, {});
+  ASSERT_FALSE(missing.ok());
+  EXPECT_TRUE(missing.status().Is(StatusCode::kDataLoss)) << missing.status().ToString();
+  EXPECT_NE(missing.status().message().find(shards[0].filename().string() +
+                                            " listed by task records is missing"),
+            std::string::npos)
+      << missing.status().ToString();
+  EXPECT_FALSE(fs::exists(dir_ + "/out/manifest.json"));
+
+  std::ofstream(shards[0]) << "short";
+  auto resized = FinalizeJob(store_, {});
+  ASSERT_FALSE(resized.ok());
+  EXPECT_NE(resized.status().message().find(shards[0].filename().string() +
+                                            " has 5 bytes but its done record says"),
+            std::string::npos)
+      << resized.status().ToString();
+}
+
+}  // namespace
+}  // namespace tokenmill
