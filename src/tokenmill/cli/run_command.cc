@@ -173,7 +173,7 @@ int RunRun(const RunArgs& args) {
       FormatBytes(result->bytes_out).c_str(), result->manifest_location.c_str(), speed.c_str());
   // The last line of stdout stays the summary; the report's location goes with the notes.
   std::fflush(stdout);
-  auto report = WriteReport(store_location);
+  auto report = WriteReport(store_location, "", &reader);
   if (!report.ok()) return ReportError(report.status().WithContext("writing the report"));
   std::fprintf(stderr, "tokenmill: report: %s\n", report->c_str());
   return kExitOk;

@@ -1,6 +1,7 @@
 #include "tokenmill/job/report.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "tokenmill/base/sha256.h"
 #include "tokenmill/job/job_spec.h"
@@ -39,11 +40,12 @@ std::string DefaultReportLocation(const std::string& store_location) {
   return JoinPath(store_location, "report.html");
 }
 
-StatusOr<ReportData> ReadReportData(const std::string& store_location) {
+StatusOr<ReportData> ReadReportData(const std::string& store_location, StatusReader* reader) {
   TM_ASSIGN_OR_RETURN(Storage * store, StorageFor(store_location));
-  StatusReader reader(store, store_location);
+  std::optional<StatusReader> own;
+  if (reader == nullptr) reader = &own.emplace(store, store_location);
   ReportData d;
-  TM_ASSIGN_OR_RETURN(d.status, reader.Read());
+  TM_ASSIGN_OR_RETURN(d.status, reader->Read());
   d.generated_at_ms = NowMs();
   const JobRecord& job = d.status.job;
 
@@ -82,8 +84,9 @@ StatusOr<ReportData> ReadReportData(const std::string& store_location) {
   return d;
 }
 
-StatusOr<std::string> WriteReport(const std::string& store_location, const std::string& out) {
-  TM_ASSIGN_OR_RETURN(ReportData data, ReadReportData(store_location));
+StatusOr<std::string> WriteReport(const std::string& store_location, const std::string& out,
+                                  StatusReader* reader) {
+  TM_ASSIGN_OR_RETURN(ReportData data, ReadReportData(store_location, reader));
   const std::string location = out.empty() ? DefaultReportLocation(store_location) : out;
   TM_ASSIGN_OR_RETURN(Storage * target, StorageFor(location));
   TM_RETURN_IF_ERROR(target->Write(location, RenderReportHtml(data)));

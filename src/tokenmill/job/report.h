@@ -7,6 +7,7 @@
 #include <string>
 
 #include "tokenmill/base/status.h"
+#include "tokenmill/job/job_status.h"
 #include "tokenmill/job/report_html.h"
 
 namespace tokenmill {
@@ -16,10 +17,13 @@ namespace tokenmill {
 std::string DefaultReportLocation(const std::string& store_location);
 
 // Reads everything the page shows from the store. A tokenizer that cannot be loaded is not an
-// error: the top tokens are then shown by id, with the reason.
-StatusOr<ReportData> ReadReportData(const std::string& store_location);
+// error: the top tokens are then shown by id, with the reason. `reader` (optional): a reader of
+// this store that has read it before, whose done records are then not read again.
+StatusOr<ReportData> ReadReportData(const std::string& store_location,
+                                    StatusReader* reader = nullptr);
 
 // Writes the page to `out` (a path or URL; empty: DefaultReportLocation). Returns the location.
-StatusOr<std::string> WriteReport(const std::string& store_location, const std::string& out = "");
+StatusOr<std::string> WriteReport(const std::string& store_location, const std::string& out = "",
+                                  StatusReader* reader = nullptr);
 
 }  // namespace tokenmill
