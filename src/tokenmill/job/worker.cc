@@ -55,6 +55,28 @@ void Nap(int64_t ms, const std::atomic<bool>& done) {
   }
 }
 
+// Naps as Nap does, and also wakes when `watch` sees a record created (another worker's task
+// done: the job may be over), looking every 20 ms at the other reasons.
+void NapWatching(ChangeWatch& watch, int64_t ms, const std::atomic<bool>& done) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+  uint64_t epoch;
+  {
+    std::lock_guard<std::mutex> lock(g_nap_mu);
+    epoch = g_nap_epoch;
+  }
+  for (;;) {
+    const auto now = std::chrono::steady_clock::now();
+    if (g_stop.load() || done.load() || now >= until) return;
+    {
+      std::lock_guard<std::mutex> lock(g_nap_mu);
+      if (g_nap_epoch != epoch) return;
+    }
+    const auto slice =
+        std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(20), until - now);
+    if (watch.Wait(std::chrono::ceil<std::chrono::milliseconds>(slice))) return;
+  }
+}
+
 void WakeNappers() {
   std::lock_guard<std::mutex> lock(g_nap_mu);
   ++g_nap_epoch;
@@ -276,6 +298,9 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   };
 
   auto loop = [&] {
+    // Where the store can tell, waiting for other workers' tasks ends as soon as one of them is
+    // recorded done (a folder store: the last workers leave when the job ends, not a poll later).
+    const std::unique_ptr<ChangeWatch> done_watch = store->Watch(paths.DonePrefix());
     std::thread publication;  // the last task's publication, at most one at a time
     auto wait_publication = [&] {
       if (publication.joinable()) publication.join();
@@ -336,7 +361,11 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
             finished = true;
             break;
           }
-          Nap(wait_ms, finished);
+          if (done_watch) {
+            NapWatching(*done_watch, wait_ms, finished);
+          } else {
+            Nap(wait_ms, finished);
+          }
           wait_ms = std::min(max_wait_ms, wait_ms * 2);
           break;
         }

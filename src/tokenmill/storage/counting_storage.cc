@@ -138,4 +138,8 @@ StorageCounters CountingStorage::counters() const { return counts_.Snapshot(); }
 
 void CountingStorage::ResetCounters() { counts_.Reset(); }
 
+std::unique_ptr<ChangeWatch> CountingStorage::Watch(std::string_view prefix) {
+  return base_->Watch(prefix);
+}
+
 }  // namespace tokenmill

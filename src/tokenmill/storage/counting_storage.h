@@ -36,6 +36,7 @@ class CountingStorage : public Storage {
 
   StatusOr<std::vector<IncompleteWrite>> ListIncomplete(std::string_view folder) override;
   Status RemoveIncomplete(const IncompleteWrite& write) override;
+  std::unique_ptr<ChangeWatch> Watch(std::string_view prefix) override;
   // Requests made through this wrapper (every call counts, failed ones too). `retries` is the
   // growth of the wrapped backend's retry counter while calls were made through this wrapper
   // (exact when this wrapper is the backend's only user).

@@ -316,4 +316,8 @@ Status FaultInjectionStorage::RemoveIncomplete(const IncompleteWrite& write) {
 
 StorageCounters FaultInjectionStorage::counters() const { return base_->counters(); }
 
+std::unique_ptr<ChangeWatch> FaultInjectionStorage::Watch(std::string_view prefix) {
+  return base_->Watch(prefix);
+}
+
 }  // namespace tokenmill

@@ -131,6 +131,7 @@ class FaultInjectionStorage : public Storage {
   Status Delete(std::string_view url) override;
   StatusOr<std::vector<IncompleteWrite>> ListIncomplete(std::string_view folder) override;
   Status RemoveIncomplete(const IncompleteWrite& write) override;
+  std::unique_ptr<ChangeWatch> Watch(std::string_view prefix) override;
   // The wrapped backend's counters.
   StorageCounters counters() const override;
 

@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -11,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <random>
@@ -728,5 +731,72 @@ Status LocalStorage::Delete(std::string_view url) {
 }
 
 StorageCounters LocalStorage::counters() const { return counters_.Snapshot(); }
+
+namespace {
+
+// inotify on the folder, and on each versioned object's folder created in it (whose generations
+// are the objects' contents): a new object first shows as its ".v" folder, then as its first
+// generation inside. One-shot watches on those: each object's folder is watched until it has
+// something in it, so the watches do not pile up with the objects.
+class FolderWatch : public ChangeWatch {
+ public:
+  FolderWatch(int fd, int root_wd, std::string folder)
+      : fd_(fd), root_wd_(root_wd), folder_(std::move(folder)) {}
+  ~FolderWatch() override { ::close(fd_); }
+
+  bool Wait(std::chrono::milliseconds timeout) override {
+    struct pollfd p = {fd_, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, timeout.count())));
+    if (ready <= 0) return false;
+    bool seen = false;
+    alignas(struct inotify_event) char buf[8192];
+    for (;;) {
+      const ssize_t n = ::read(fd_, buf, sizeof(buf));
+      if (n <= 0) break;  // EAGAIN: drained
+      for (ssize_t at = 0; at < n;) {
+        const auto* e = reinterpret_cast<const struct inotify_event*>(buf + at);
+        at += static_cast<ssize_t>(sizeof(struct inotify_event) + e->len);
+        seen = true;
+        const std::string_view name(e->len > 0 ? e->name : "");
+        if (e->wd == root_wd_ && (e->mask & IN_ISDIR) && name.ends_with(kVersionSuffix)) {
+          // The caller looks now in any case; the watch is for a first generation still to come
+          // (dropped at once if it is there: the watches stay as few as the writes in flight).
+          const std::string vdir = folder_ + "/" + std::string(name);
+          const int wd = ::inotify_add_watch(fd_, vdir.c_str(),
+                                             IN_CREATE | IN_MOVED_TO | IN_ONLYDIR | IN_ONESHOT);
+          struct stat st;
+          if (wd >= 0 && ::lstat((vdir + "/" + GenerationName(1)).c_str(), &st) == 0) {
+            ::inotify_rm_watch(fd_, wd);
+          }
+        }
+      }
+    }
+    return seen;
+  }
+
+ private:
+  const int fd_;
+  const int root_wd_;
+  const std::string folder_;
+};
+
+}  // namespace
+
+std::unique_ptr<ChangeWatch> LocalStorage::Watch(std::string_view prefix) {
+  auto path = LocalPathOf(prefix);
+  if (!path.ok() || path->empty()) return nullptr;
+  std::string folder = *path;
+  while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
+  std::error_code ec;
+  std::filesystem::create_directories(folder, ec);  // an empty folder is no object: harmless
+  const int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if (fd < 0) return nullptr;  // e.g. the limit of inotify instances: the caller polls
+  const int wd = ::inotify_add_watch(fd, folder.c_str(), IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
+  if (wd < 0) {
+    ::close(fd);
+    return nullptr;
+  }
+  return std::make_unique<FolderWatch>(fd, wd, std::move(folder));
+}
 
 }  // namespace tokenmill

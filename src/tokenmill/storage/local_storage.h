@@ -50,6 +50,9 @@ class LocalStorage : public Storage {
   Status Delete(std::string_view url) override;
   StatusOr<std::vector<IncompleteWrite>> ListIncomplete(std::string_view folder) override;
   Status RemoveIncomplete(const IncompleteWrite& write) override;
+  // inotify (objects created by this machine's processes; not those of other NFS clients).
+  // Creates the folder if it is missing.
+  std::unique_ptr<ChangeWatch> Watch(std::string_view prefix) override;
   StorageCounters counters() const override;
 
  private:

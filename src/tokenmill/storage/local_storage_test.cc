@@ -15,6 +15,8 @@
 #include <thread>
 #include <vector>
 
+#include "tokenmill/storage/retrying_storage.h"
+
 namespace tokenmill {
 namespace {
 
@@ -416,6 +418,60 @@ TEST_F(LocalStorageTest, ReadersSeeWholeValuesWhileGenerationsChurn) {
   stop = true;
   for (auto& t : readers) t.join();
   EXPECT_EQ(bad.load(), 0);
+}
+
+}  // namespace
+}  // namespace tokenmill
+
+namespace tokenmill {
+namespace {
+
+class LocalStorageWatchTest : public LocalStorageTest {};
+
+TEST_F(LocalStorageWatchTest, SeesObjectsCreatedInItsFolderOnly) {
+  auto watch = storage_.Watch(P("done/"));  // the folder is missing: created
+  ASSERT_NE(watch, nullptr);
+  EXPECT_TRUE(fs::is_directory(P("done")));
+  EXPECT_FALSE(watch->Wait(std::chrono::milliseconds(10)));
+  ASSERT_TRUE(storage_.Write(P("elsewhere.json"), "x").ok());
+  ASSERT_TRUE(storage_.CreateIfAbsent(P("other/000001.json"), "x").ok());
+  EXPECT_FALSE(watch->Wait(std::chrono::milliseconds(10)));
+  // Versioned objects (the ledger's records) and plain ones.
+  ASSERT_TRUE(storage_.CreateIfAbsent(P("done/000001.json"), "{}").ok());
+  EXPECT_TRUE(watch->Wait(std::chrono::milliseconds(0)));
+  EXPECT_FALSE(watch->Wait(std::chrono::milliseconds(10)));  // drained
+  ASSERT_TRUE(storage_.Write(P("done/plain.json"), "{}").ok());
+  EXPECT_TRUE(watch->Wait(std::chrono::milliseconds(0)));
+}
+
+TEST_F(LocalStorageWatchTest, AWaiterWakesWhenAnotherThreadCreatesAnObject) {
+  auto watch = storage_.Watch(P("done/"));
+  ASSERT_NE(watch, nullptr);
+  for (int i = 0; i < 100; ++i) {  // a backlog of records written while nobody waited
+    ASSERT_TRUE(storage_.CreateIfAbsent(P("done/" + std::to_string(i) + ".json"), "{}").ok());
+  }
+  EXPECT_TRUE(watch->Wait(std::chrono::milliseconds(0)));
+  EXPECT_FALSE(watch->Wait(std::chrono::milliseconds(10)));
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_TRUE(storage_.CreateIfAbsent(P("done/last.json"), "{}").ok());
+  });
+  const auto start = std::chrono::steady_clock::now();
+  // Without the watch this would wait out the whole minute.
+  EXPECT_TRUE(watch->Wait(std::chrono::minutes(1)));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  writer.join();
+  // The first generation of a record whose folder the waiter saw first also wakes it.
+  fs::create_directories(P("done/late.json.v"));
+  EXPECT_TRUE(watch->Wait(std::chrono::milliseconds(0)));
+  ASSERT_TRUE(storage_.CreateIfAbsent(P("done/late.json"), "{}").ok());
+  EXPECT_TRUE(watch->Wait(std::chrono::milliseconds(0)));
+}
+
+TEST_F(LocalStorageWatchTest, WrappersPassTheWatchOnAndAnUnwatchableFolderHasNone) {
+  RetryingStorage retrying(&storage_);
+  EXPECT_NE(retrying.Watch(P("done/")), nullptr);
+  EXPECT_EQ(storage_.Watch("/proc/no/such/place/"), nullptr);  // callers poll instead
 }
 
 }  // namespace

@@ -204,4 +204,8 @@ StorageCounters RetryingStorage::counters() const {
   return c;
 }
 
+std::unique_ptr<ChangeWatch> RetryingStorage::Watch(std::string_view prefix) {
+  return base_->Watch(prefix);
+}
+
 }  // namespace tokenmill

@@ -57,6 +57,7 @@ class RetryingStorage : public Storage {
   Status Delete(std::string_view url) override;
   StatusOr<std::vector<IncompleteWrite>> ListIncomplete(std::string_view folder) override;
   Status RemoveIncomplete(const IncompleteWrite& write) override;
+  std::unique_ptr<ChangeWatch> Watch(std::string_view prefix) override;
   // The wrapped backend's counters, with this layer's retries added to `retries`.
   StorageCounters counters() const override;
 

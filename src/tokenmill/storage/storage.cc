@@ -89,6 +89,8 @@ void AtomicStorageCounters::Reset() {
   }
 }
 
+std::unique_ptr<ChangeWatch> Storage::Watch(std::string_view) { return nullptr; }
+
 StatusOr<std::vector<IncompleteWrite>> Storage::ListIncomplete(std::string_view) {
   return std::vector<IncompleteWrite>{};
 }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -76,6 +77,16 @@ struct AtomicStorageCounters {
   void Reset();
 };
 
+// Tells a waiting caller that objects were created under a prefix (a hint, to wake up and look:
+// it may wake for nothing, and never says what changed). Thread-safety: one thread at a time.
+class ChangeWatch {
+ public:
+  virtual ~ChangeWatch() = default;
+  // Waits up to `timeout` for objects created under the prefix since the watch began or the last
+  // Wait; true if some were (or may have been).
+  virtual bool Wait(std::chrono::milliseconds timeout) = 0;
+};
+
 class Storage {
  public:
   virtual ~Storage() = default;
@@ -130,6 +141,11 @@ class Storage {
   // Removes one incomplete write (deletes the temporary file, aborts the upload). Removing one
   // that is already gone is OK. Default: Unimplemented.
   virtual Status RemoveIncomplete(const IncompleteWrite& write);
+
+  // A watch of the objects created under the folder `prefix` ("/x/job/done/"), or null where
+  // the backend cannot tell (object stores: callers poll). Changes made through other machines
+  // (a shared file system) may go unseen: a watch only shortens a caller's polling. Default: null.
+  virtual std::unique_ptr<ChangeWatch> Watch(std::string_view prefix);
 };
 
 // The conditional writes, with an UnknownOutcome settled the way storage.h asks callers to:
