@@ -186,7 +186,7 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
     urls.push_back(url);
   }
   TM_ASSIGN_OR_RETURN(std::vector<DoneRecord> records,
-                      ReadDoneRecords(*store, urls, RecordReadParallelism(store_location)));
+                      ReadDoneRecords(*store, urls, StoreRequestParallelism(store_location)));
   TM_ASSIGN_OR_RETURN(auto listed, output->List(JoinPath(spec.output.path, kShardPrefix)));
   std::map<std::string, uint64_t> listed_sizes;
   for (const ObjectInfo& o : listed) listed_sizes.emplace(o.url, o.size);

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "tokenmill/job/job_spec.h"
 #include "tokenmill/job/planner.h"
@@ -42,6 +44,7 @@ class FinalizeTest : public ::testing::Test {
                              dir_ + "/out\"\nformat = \"tfrecord\"\n";
     auto spec = ParseJobSpec(toml, "job.toml");
     ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+    spec_ = *spec;
     auto plan = PlanJob(*spec, {});
     ASSERT_TRUE(plan.ok()) << plan.status().ToString();
     ASSERT_EQ(plan->job.task_count, uint64_t{kFiles});
@@ -61,6 +64,7 @@ class FinalizeTest : public ::testing::Test {
 
   std::string dir_;
   std::string store_;
+  JobSpec spec_;
 };
 
 TEST_F(FinalizeTest, ReadsEachDoneRecordOnceAndListsTheShardsInsteadOfAskingForEach) {
@@ -102,6 +106,34 @@ TEST_F(FinalizeTest, AMissingOrResizedShardIsNamed) {
                                             " has 5 bytes but its done record says"),
             std::string::npos)
       << resized.status().ToString();
+}
+
+// --fresh: the old store (its done records, leases, workers, job record) and the old shards go,
+// files of other names stay, and the job is planned anew.
+TEST_F(FinalizeTest, AFreshPlanDeletesTheOldStoreAndShardsOnly) {
+  ASSERT_TRUE(FinalizeJob(store_, {}).ok());
+  std::ofstream(dir_ + "/out/notes.txt") << "mine";
+  ASSERT_TRUE(fs::exists(store_ + "/done"));
+  PlanOptions fresh;
+  fresh.fresh = true;
+  auto plan = PlanJob(spec_, fresh);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_FALSE(plan->resumed);
+  std::vector<std::string> left;
+  for (const auto& e : fs::recursive_directory_iterator(dir_ + "/out")) {
+    if (e.is_regular_file()) left.push_back(fs::relative(e.path(), dir_ + "/out").string());
+  }
+  for (const std::string& name : left) {
+    EXPECT_FALSE(name.starts_with("part-") || name == "manifest.json") << name;
+    EXPECT_EQ(name.find("done/"), std::string::npos) << name;
+    EXPECT_EQ(name.find("workers/"), std::string::npos) << name;
+    EXPECT_EQ(name.find("leases/"), std::string::npos) << name;
+  }
+  EXPECT_TRUE(fs::exists(dir_ + "/out/notes.txt"));
+  EXPECT_TRUE(fs::exists(store_ + "/tasks.jsonl"));
+  auto storage = StorageFor(store_);
+  ASSERT_TRUE(storage.ok());
+  EXPECT_TRUE((*storage)->Read(store_ + "/job.json").ok());  // the new job's record
 }
 
 }  // namespace

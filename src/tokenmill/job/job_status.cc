@@ -63,7 +63,7 @@ StatusOr<std::vector<DoneRecord>> ReadDoneRecords(Storage& store,
   return records;
 }
 
-int RecordReadParallelism(std::string_view location) { return IsUrl(location) ? 32 : 4; }
+int StoreRequestParallelism(std::string_view location) { return IsUrl(location) ? 32 : 4; }
 
 StatusReader::StatusReader(Storage* store, std::string store_location)
     : store_(store), paths_(std::move(store_location)) {}
@@ -99,7 +99,7 @@ StatusOr<JobStatus> StatusReader::Read() {
   }
   // Done records never change: only the new ones are read, several at a time.
   TM_ASSIGN_OR_RETURN(std::vector<DoneRecord> new_records,
-                      ReadDoneRecords(*store_, new_urls, RecordReadParallelism(paths_.root())));
+                      ReadDoneRecords(*store_, new_urls, StoreRequestParallelism(paths_.root())));
   for (size_t i = 0; i < new_tasks.size(); ++i) {
     content_.Add(new_records[i].content);
     done_[new_tasks[i]] = std::move(new_records[i]);

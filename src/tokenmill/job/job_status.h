@@ -68,9 +68,9 @@ struct JobStatus {
 StatusOr<std::vector<DoneRecord>> ReadDoneRecords(Storage& store,
                                                   const std::vector<std::string>& urls,
                                                   int parallelism);
-// The reads ReadDoneRecords makes at a time in a store at `location`: 32 for a bucket, 4 for a
-// folder.
-int RecordReadParallelism(std::string_view location);
+// How many independent requests (reads of records, deletes) to make at a time on a store at
+// `location`: 32 for a bucket, 4 for a folder.
+int StoreRequestParallelism(std::string_view location);
 
 class StatusReader {
  public:
