@@ -178,6 +178,34 @@ class RunTest(tmtest.TempDirTest):
             with open(ref) as f:
                 self.assertEqual(proc.stdout.splitlines(), f.read().splitlines(), vocab)
 
+    def test_tokenize_reads_a_file_in_place_as_it_reads_a_stream(self):
+        # A local file is mapped and read in place, stdin and file:// locations are streamed:
+        # the same ids for lines across the 64 KiB windows, a line longer than one, empty lines,
+        # invalid UTF-8, CRLF and a last line without a newline.
+        import random
+        rng = random.Random(7)
+        words = ["hello", "world", "tokenmill", "naïve", "中文", "测试", "x1", "\u00e9t\u00e9", ","]
+        parts = []
+        for i in range(6000):
+            parts.append(" ".join(rng.choice(words) for _ in range(rng.randint(0, 12))) + "\n")
+            if i == 3000:
+                parts.append(" ".join(rng.choice(words) for _ in range(40000)) + "\n")
+        data = "".join(parts).encode() + b"bad \xff\xfe byte\r\n\n\nlast line without newline"
+        path = self.path("lines.txt")
+        with open(path, "wb") as f:
+            f.write(data)
+        vocab = os.path.join(tmtest.DATA, "vocab", "bert-base-uncased", "vocab.txt")
+        tok = ["tokenize", "--tokenizer", vocab, "--lowercase", "true"]
+        in_place = run(tok + [path]).stdout
+        with open(path, "rb") as f:
+            streamed = subprocess.run([tmtest.BIN] + tok + ["-"], stdin=f, capture_output=True,
+                                      check=True).stdout.decode()
+        by_url = run(tok + ["file://" + path]).stdout
+        self.assertEqual(in_place.count("\n"), data.count(b"\n") + 1)
+        self.assertEqual(in_place, streamed)
+        self.assertEqual(in_place, by_url)
+        self.assertTrue(in_place.endswith("]\n"))
+
 
 if __name__ == "__main__":
     unittest.main()
