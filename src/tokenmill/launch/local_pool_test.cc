@@ -179,10 +179,21 @@ TEST(LocalPoolTest, ForkedWorkersGetSignalsForwarded) {
 // held until the sleep, which it then cuts short. With the signal lost, the pool would wait out
 // the whole interval (an hour here) before it saw the exit.
 TEST(LocalPoolTest, WorkerEndingDuringTheCallbackCutsTheNextSleepShort) {
+  // The worker waits until the callback lets it go (the write end of a pipe closed), so that it
+  // ends during the callback and not before the pool's first poll.
+  int gate[2];
+  ASSERT_EQ(::pipe(gate), 0);
   LocalPoolOptions options;
-  options.forked_worker = [](int) { return 0; };
+  options.forked_worker = [gate](int) {
+    ::close(gate[1]);
+    char c;
+    while (::read(gate[0], &c, 1) > 0) {
+    }
+    return 0;
+  };
   LocalPool pool(options);
   ASSERT_TRUE(pool.Start("/s", 1).ok());
+  ::close(gate[0]);
   const pid_t pid = pool.pids().at(0);
   int ticks = 0;
   const auto start = std::chrono::steady_clock::now();
@@ -190,6 +201,7 @@ TEST(LocalPoolTest, WorkerEndingDuringTheCallbackCutsTheNextSleepShort) {
       [&](const LocalPool& p) {
         ++ticks;
         if (p.running() == 0) return;
+        ::close(gate[1]);  // the worker ends now
         siginfo_t info;
         // Until the worker has ended, without reaping it (the pool does that).
         ASSERT_EQ(::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT), 0);
