@@ -85,9 +85,7 @@ class MappedFile {
   }
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
-  ~MappedFile() {
-    if (data_ != nullptr) ::munmap(const_cast<char*>(data_), size_);
-  }
+  ~MappedFile() { ::munmap(const_cast<char*>(data_), size_); }
   std::string_view text() const { return {data_, size_}; }
   // Maps the pages of the next kPopulateBytes from `pos` in one call (one fault per page is
   // slower; where the kernel lacks MADV_POPULATE_READ the pages fault in as they are read).
@@ -282,6 +280,16 @@ int RunTokenize(const TokenizeArgs& args) {
     }
     out.MaybeFlush();
   };
+  // Whole lines (the text up to a newline, which is not included), validated at once: almost all
+  // text is valid.
+  auto emit_lines = [&](std::string_view lines) {
+    chunk_valid = FindInvalidUtf8(lines) == std::string_view::npos;
+    size_t start = 0;
+    for (size_t nl; (nl = lines.find('\n', start)) != std::string_view::npos; start = nl + 1) {
+      emit(lines.substr(start, nl - start));
+    }
+    emit(lines.substr(start));
+  };
   if (mapped) {
     // Whole lines at a time, about kReadBytes of them (a longer line whole), each span validated
     // once; the pages behind are given back as it goes, so the resident set stays small.
@@ -294,13 +302,7 @@ int RunTokenize(const TokenizeArgs& args) {
       size_t nl = text.rfind('\n', limit);
       if (nl == std::string_view::npos || nl < pos) nl = text.find('\n', limit + 1);
       if (nl == std::string_view::npos) break;  // the last line, without a newline
-      const std::string_view lines = text.substr(pos, nl - pos);
-      chunk_valid = FindInvalidUtf8(lines) == std::string_view::npos;
-      size_t start = 0;
-      for (size_t at; (at = lines.find('\n', start)) != std::string_view::npos; start = at + 1) {
-        emit(lines.substr(start, at - start));
-      }
-      emit(lines.substr(start));
+      emit_lines(text.substr(pos, nl - pos));
       pos = nl + 1;
       if (pos - released >= MappedFile::kReleaseBytes) released = mapped->Release(pos);
       if (pos >= populated) populated = mapped->Populate(pos);
@@ -323,18 +325,12 @@ int RunTokenize(const TokenizeArgs& args) {
     }
     pending.resize(old_size + n);
     if (n == 0) break;
-    // The whole lines of the buffer, validated at once (almost all text is valid). Only the new
-    // bytes can hold a newline: a huge line is not searched again each time it grows.
+    // The whole lines of the buffer. Only the new bytes can hold a newline: a huge line is not
+    // searched again each time it grows.
     const size_t new_nl = std::string_view(pending).substr(old_size).rfind('\n');
     if (new_nl == std::string_view::npos) continue;
     const size_t last_nl = old_size + new_nl;
-    const std::string_view lines = std::string_view(pending).substr(0, last_nl);
-    chunk_valid = FindInvalidUtf8(lines) == std::string_view::npos;
-    size_t start = 0;
-    for (size_t nl; (nl = lines.find('\n', start)) != std::string_view::npos; start = nl + 1) {
-      emit(lines.substr(start, nl - start));
-    }
-    emit(lines.substr(start));
+    emit_lines(std::string_view(pending).substr(0, last_nl));
     pending.erase(0, last_nl + 1);
   }
   chunk_valid = false;

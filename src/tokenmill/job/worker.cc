@@ -42,38 +42,26 @@ std::condition_variable g_nap_cv;
 uint64_t g_nap_epoch = 0;  // guarded by g_nap_mu; WakeNappers() moves it
 
 // Sleeps up to `ms`, waking early when a stop is requested (seen within 50 ms: a signal handler
-// cannot notify), `done` becomes true, or WakeNappers() is called (at once).
-void Nap(int64_t ms, const std::atomic<bool>& done) {
+// cannot notify), `done` becomes true, WakeNappers() is called (at once), or `watch` (if given)
+// sees a record created (another worker's task done: the job may be over; the other reasons are
+// then looked at every 20 ms).
+void Nap(int64_t ms, const std::atomic<bool>& done, ChangeWatch* watch = nullptr) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
   std::unique_lock<std::mutex> lock(g_nap_mu);
   const uint64_t epoch = g_nap_epoch;
   for (;;) {
     const auto now = std::chrono::steady_clock::now();
     if (g_stop.load() || done.load() || now >= until || g_nap_epoch != epoch) return;
-    g_nap_cv.wait_for(lock, std::min<std::chrono::steady_clock::duration>(
-                                std::chrono::milliseconds(50), until - now));
-  }
-}
-
-// Naps as Nap does, and also wakes when `watch` sees a record created (another worker's task
-// done: the job may be over), looking every 20 ms at the other reasons.
-void NapWatching(ChangeWatch& watch, int64_t ms, const std::atomic<bool>& done) {
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
-  uint64_t epoch;
-  {
-    std::lock_guard<std::mutex> lock(g_nap_mu);
-    epoch = g_nap_epoch;
-  }
-  for (;;) {
-    const auto now = std::chrono::steady_clock::now();
-    if (g_stop.load() || done.load() || now >= until) return;
-    {
-      std::lock_guard<std::mutex> lock(g_nap_mu);
-      if (g_nap_epoch != epoch) return;
+    const auto slice = std::min<std::chrono::steady_clock::duration>(
+        std::chrono::milliseconds(watch != nullptr ? 20 : 50), until - now);
+    if (watch == nullptr) {
+      g_nap_cv.wait_for(lock, slice);
+      continue;
     }
-    const auto slice =
-        std::min<std::chrono::steady_clock::duration>(std::chrono::milliseconds(20), until - now);
-    if (watch.Wait(std::chrono::ceil<std::chrono::milliseconds>(slice))) return;
+    lock.unlock();
+    const bool changed = watch->Wait(std::chrono::ceil<std::chrono::milliseconds>(slice));
+    lock.lock();
+    if (changed) return;
   }
 }
 
@@ -361,11 +349,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
             finished = true;
             break;
           }
-          if (done_watch) {
-            NapWatching(*done_watch, wait_ms, finished);
-          } else {
-            Nap(wait_ms, finished);
-          }
+          Nap(wait_ms, finished, done_watch.get());
           wait_ms = std::min(max_wait_ms, wait_ms * 2);
           break;
         }

@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <map>
 #include <optional>
 #include <random>
@@ -787,8 +786,7 @@ std::unique_ptr<ChangeWatch> LocalStorage::Watch(std::string_view prefix) {
   if (!path.ok() || path->empty()) return nullptr;
   std::string folder = *path;
   while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
-  std::error_code ec;
-  std::filesystem::create_directories(folder, ec);  // an empty folder is no object: harmless
+  if (!MakeDirs(folder).ok()) return nullptr;  // an empty folder is no object: harmless
   const int fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (fd < 0) return nullptr;  // e.g. the limit of inotify instances: the caller polls
   const int wd = ::inotify_add_watch(fd, folder.c_str(), IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
