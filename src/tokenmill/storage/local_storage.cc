@@ -734,9 +734,10 @@ StorageCounters LocalStorage::counters() const { return counters_.Snapshot(); }
 namespace {
 
 // inotify on the folder, and on each versioned object's folder created in it (whose generations
-// are the objects' contents): a new object first shows as its ".v" folder, then as its first
-// generation inside. One-shot watches on those: each object's folder is watched until it has
-// something in it, so the watches do not pile up with the objects.
+// are the objects' contents): a new object first shows as its ".v" folder, then as a temporary
+// file in it, then as its first generation. Each object's folder is watched until a generation is
+// there, so the watches do not pile up with the objects (a one-shot watch would end at the
+// temporary file and miss the generation).
 class FolderWatch : public ChangeWatch {
  public:
   FolderWatch(int fd, int root_wd, std::string folder)
@@ -757,12 +758,14 @@ class FolderWatch : public ChangeWatch {
         at += static_cast<ssize_t>(sizeof(struct inotify_event) + e->len);
         seen = true;
         const std::string_view name(e->len > 0 ? e->name : "");
-        if (e->wd == root_wd_ && (e->mask & IN_ISDIR) && name.ends_with(kVersionSuffix)) {
+        if (e->wd != root_wd_ && ParseGenerationName(name)) {
+          ::inotify_rm_watch(fd_, e->wd);  // the object is there
+        } else if (e->wd == root_wd_ && (e->mask & IN_ISDIR) && name.ends_with(kVersionSuffix)) {
           // The caller looks now in any case; the watch is for a first generation still to come
           // (dropped at once if it is there: the watches stay as few as the writes in flight).
           const std::string vdir = folder_ + "/" + std::string(name);
-          const int wd = ::inotify_add_watch(fd_, vdir.c_str(),
-                                             IN_CREATE | IN_MOVED_TO | IN_ONLYDIR | IN_ONESHOT);
+          const int wd =
+              ::inotify_add_watch(fd_, vdir.c_str(), IN_CREATE | IN_MOVED_TO | IN_ONLYDIR);
           struct stat st;
           if (wd >= 0 && ::lstat((vdir + "/" + GenerationName(1)).c_str(), &st) == 0) {
             ::inotify_rm_watch(fd_, wd);

@@ -466,6 +466,15 @@ TEST_F(LocalStorageWatchTest, AWaiterWakesWhenAnotherThreadCreatesAnObject) {
   EXPECT_TRUE(watch->Wait(std::chrono::milliseconds(0)));
   ASSERT_TRUE(storage_.CreateIfAbsent(P("done/late.json"), "{}").ok());
   EXPECT_TRUE(watch->Wait(std::chrono::milliseconds(0)));
+  // A write's temporary file in the object's folder comes first; its generation still wakes the
+  // waiter afterwards.
+  fs::create_directories(P("done/slow.json.v"));
+  EXPECT_TRUE(watch->Wait(std::chrono::milliseconds(0)));
+  std::ofstream(P("done/slow.json.v/.c.tmp.1.aa")) << "{}";
+  EXPECT_TRUE(watch->Wait(std::chrono::milliseconds(0)));
+  EXPECT_FALSE(watch->Wait(std::chrono::milliseconds(10)));
+  fs::rename(P("done/slow.json.v/.c.tmp.1.aa"), P("done/slow.json.v/g0000000001"));
+  EXPECT_TRUE(watch->Wait(std::chrono::milliseconds(0)));
 }
 
 TEST_F(LocalStorageWatchTest, WrappersPassTheWatchOnAndAnUnwatchableFolderHasNone) {
