@@ -67,14 +67,23 @@ void PyRandom::Twist() {
   int kk = 0;
   for (; kk < kN - kM; ++kk) {
     const uint32_t y = (mt_[kk] & kUpperMask) | (mt_[kk + 1] & kLowerMask);
-    mt_[kk] = mt_[kk + kM] ^ (y >> 1) ^ ((y & 1u) ? kMatrixA : 0u);
+    mt_[kk] = mt_[kk + kM] ^ (y >> 1) ^ (-(y & 1u) & kMatrixA);
   }
   for (; kk < kN - 1; ++kk) {
     const uint32_t y = (mt_[kk] & kUpperMask) | (mt_[kk + 1] & kLowerMask);
-    mt_[kk] = mt_[kk + (kM - kN)] ^ (y >> 1) ^ ((y & 1u) ? kMatrixA : 0u);
+    mt_[kk] = mt_[kk + (kM - kN)] ^ (y >> 1) ^ (-(y & 1u) & kMatrixA);
   }
   const uint32_t y = (mt_[kN - 1] & kUpperMask) | (mt_[0] & kLowerMask);
-  mt_[kN - 1] = mt_[kM - 1] ^ (y >> 1) ^ ((y & 1u) ? kMatrixA : 0u);
+  mt_[kN - 1] = mt_[kM - 1] ^ (y >> 1) ^ (-(y & 1u) & kMatrixA);
+  // Tempering, word by word independent.
+  for (int i = 0; i < kN; ++i) {
+    uint32_t t = mt_[i];
+    t ^= (t >> 11);
+    t ^= (t << 7) & 0x9d2c5680u;
+    t ^= (t << 15) & 0xefc60000u;
+    t ^= (t >> 18);
+    out_[i] = t;
+  }
   mti_ = 0;
 }
 

@@ -33,15 +33,12 @@ class PyRandom {
   // REQUIRES: !key.empty().
   explicit PyRandom(std::span<const uint32_t> key);
 
-  // Inline: the BERT builder draws a few hundred numbers an example (shuffles, masking).
+  // Inline: the BERT builder draws a few hundred numbers an example (shuffles, masking). The
+  // words of a block are tempered when the block is made (a loop the compiler vectorizes), so a
+  // draw is one load.
   uint32_t GenRandUint32() {
     if (mti_ >= kN) Twist();
-    uint32_t y = mt_[mti_++];
-    y ^= (y >> 11);
-    y ^= (y << 7) & 0x9d2c5680u;
-    y ^= (y << 15) & 0xefc60000u;
-    y ^= (y >> 18);
-    return y;
+    return out_[mti_++];
   }
   double Random() {
     const uint32_t a = GenRandUint32() >> 5;
@@ -69,10 +66,11 @@ class PyRandom {
 
   template <typename T>
   void Shuffle(std::vector<T>* v) {
+    T* data = v->data();
     for (size_t i = v->size(); i-- > 1;) {
-      const size_t j = static_cast<size_t>(RandBelow(i + 1));
+      const size_t j = static_cast<size_t>(RandBelowSmall(i + 1));
       using std::swap;
-      swap((*v)[i], (*v)[j]);
+      swap(data[i], data[j]);
     }
   }
 
@@ -80,9 +78,25 @@ class PyRandom {
   static constexpr int kN = 624;
   void InitGenRand(uint32_t s);
   void InitByArray(std::span<const uint32_t> key);
-  void Twist();  // the next kN words of the state
+  void Twist();  // the next kN words of the state, and their tempered values in out_
+
+  // RandBelow(n) for a shuffle: with both words in the block, the first draw or the second is
+  // taken without a branch (the rejection of a draw, up to one time in two, is random), and
+  // only two rejections in a row take the loop.
+  uint64_t RandBelowSmall(uint64_t n) {
+    if (n > UINT32_MAX || mti_ + 2 > kN) return RandBelow(n);
+    const int shift = 32 - std::bit_width(n);
+    const uint64_t r0 = out_[mti_] >> shift;
+    const uint64_t r1 = out_[mti_ + 1] >> shift;
+    const bool first = r0 < n;
+    mti_ += first ? 1 : 2;
+    const uint64_t r = first ? r0 : r1;
+    if (first || r1 < n) return r;
+    return RandBelow(n);
+  }
 
   std::array<uint32_t, kN> mt_;
+  std::array<uint32_t, kN> out_;  // tempered mt_
   int mti_ = kN + 1;
 };
 

@@ -86,10 +86,42 @@ TEST(PyRandom, ShuffleMatchesCPython) {
   r.Shuffle(&v);
   EXPECT_EQ(
       v, (std::vector<int>{16, 18, 3, 8, 19, 10, 7, 14, 12, 1, 5, 2, 15, 17, 4, 6, 11, 9, 0, 13}));
+  // r=random.Random(12345); x=list(range(1000)); r.shuffle(x)
+  // print(sum(i*v for i,v in enumerate(x)), x[:8])  (crosses the regeneration of the state)
+  PyRandom big(12345);
+  std::vector<int> w(1000);
+  std::iota(w.begin(), w.end(), 0);
+  big.Shuffle(&w);
+  int64_t weighted = 0;
+  for (size_t i = 0; i < w.size(); ++i) weighted += static_cast<int64_t>(i) * w[i];
+  EXPECT_EQ(weighted, 244455654);
+  EXPECT_EQ(std::vector<int>(w.begin(), w.begin() + 8),
+            (std::vector<int>{669, 944, 291, 633, 922, 752, 781, 258}));
   std::vector<int> empty, one{5};
   r.Shuffle(&empty);
   r.Shuffle(&one);
   EXPECT_EQ(one, std::vector<int>{5});
+}
+
+TEST(PyRandom, ShufflesOfEverySizeMatchCPython) {
+  // r=random.Random(99); s=0
+  // for n in range(1,300):
+  //   x=list(range(n)); r.shuffle(x); s=(s*31+sum(i*v for i,v in enumerate(x)))%(2**61-1)
+  // print(s, r.getrandbits(32))
+  // (every size of a BERT instance's candidates, the two-draw path at every place of the block)
+  PyRandom r(99);
+  constexpr uint64_t kModulus = (uint64_t{1} << 61) - 1;
+  uint64_t s = 0;
+  for (int n = 1; n < 300; ++n) {
+    std::vector<int> x(static_cast<size_t>(n));
+    std::iota(x.begin(), x.end(), 0);
+    r.Shuffle(&x);
+    uint64_t weighted = 0;
+    for (size_t i = 0; i < x.size(); ++i) weighted += i * static_cast<uint64_t>(x[i]);
+    s = static_cast<uint64_t>((static_cast<unsigned __int128>(s) * 31 + weighted) % kModulus);
+  }
+  EXPECT_EQ(s, 1998118224762101784u);
+  EXPECT_EQ(r.GenRandUint32(), 1995948384u);
 }
 
 }  // namespace

@@ -301,16 +301,6 @@ void BertBuilder::CreateInstances(size_t doc_index, PyRandom& rng) {
   };
   auto sentence_begin = [&](size_t s) { return s == 0 ? size_t{0} : sentence_end_[s - 1]; };
   auto sentence_length = [&](size_t s) { return sentence_end_[s] - sentence_begin(s); };
-  const bool words = segmenter_ != nullptr;
-  auto append = [&](std::vector<uint32_t>* out, size_t s) {
-    const auto b = static_cast<std::ptrdiff_t>(sentence_begin(s));
-    const auto e = static_cast<std::ptrdiff_t>(sentence_end_[s]);
-    out->insert(out->end(), doc_tokens_.begin() + b, doc_tokens_.begin() + e);
-    if (words) {
-      std::vector<uint32_t>* w = out == &a_ ? &a_words_ : &b_words_;
-      w->insert(w->end(), doc_words_.begin() + b, doc_words_.begin() + e);
-    }
-  };
 
   size_t first, last;
   sentences(doc_index, &first, &last);
@@ -325,7 +315,9 @@ void BertBuilder::CreateInstances(size_t doc_index, PyRandom& rng) {
     target_seq_length = rng.RandInt(2, max_num_tokens);
   }
 
-  // current_chunk holds consecutive sentences: [chunk_first, chunk_first + chunk_size).
+  // current_chunk holds consecutive sentences: [chunk_first, chunk_first + chunk_size). The
+  // sentences of a document follow each other in doc_tokens_, so that segments A and B (runs
+  // of consecutive sentences) are ranges of it.
   size_t chunk_first = first;
   int64_t chunk_size = 0;
   int64_t current_length = 0;
@@ -339,15 +331,14 @@ void BertBuilder::CreateInstances(size_t doc_index, PyRandom& rng) {
       // `a_end` is how many segments from `current_chunk` go into the `A` (first) sentence.
       int64_t a_end = 1;
       if (chunk_size >= 2) a_end = rng.RandInt(1, chunk_size - 1);
-      a_.clear();
-      b_.clear();
-      a_words_.clear();
-      b_words_.clear();
-      for (int64_t j = 0; j < a_end; ++j) append(&a_, chunk_first + static_cast<size_t>(j));
+      Segments seg;
+      seg.a_begin = sentence_begin(chunk_first);
+      seg.a_end = sentence_end_[chunk_first + static_cast<size_t>(a_end) - 1];
       bool is_random_next = false;
       if (chunk_size == 1 || rng.Random() < kRandomNextProbability) {
         is_random_next = true;
-        const int64_t target_b_length = target_seq_length - static_cast<int64_t>(a_.size());
+        const int64_t target_b_length =
+            target_seq_length - static_cast<int64_t>(seg.a_end - seg.a_begin);
         int64_t random_document_index = 0;
         for (int t = 0; t < kRandomDocumentTries; ++t) {
           random_document_index = rng.RandInt(0, static_cast<int64_t>(n_docs) - 1);
@@ -356,35 +347,21 @@ void BertBuilder::CreateInstances(size_t doc_index, PyRandom& rng) {
         size_t r_first, r_last;
         sentences(static_cast<size_t>(random_document_index), &r_first, &r_last);
         const int64_t random_start = rng.RandInt(0, static_cast<int64_t>(r_last - r_first) - 1);
-        for (size_t j = r_first + static_cast<size_t>(random_start); j < r_last; ++j) {
-          append(&b_, j);
-          if (static_cast<int64_t>(b_.size()) >= target_b_length) break;
+        const size_t b_first = r_first + static_cast<size_t>(random_start);
+        seg.b_begin = sentence_begin(b_first);
+        seg.b_end = seg.b_begin;
+        for (size_t j = b_first; j < r_last; ++j) {
+          seg.b_end = sentence_end_[j];
+          if (static_cast<int64_t>(seg.b_end - seg.b_begin) >= target_b_length) break;
         }
         // We didn't actually use these segments so we "put them back".
         i -= chunk_size - a_end;
       } else {
-        for (int64_t j = a_end; j < chunk_size; ++j) {
-          append(&b_, chunk_first + static_cast<size_t>(j));
-        }
+        seg.b_begin = seg.a_end;
+        seg.b_end = sentence_end_[chunk_first + static_cast<size_t>(chunk_size) - 1];
       }
-      TruncateSeqPair(rng);
-      // [CLS] A [SEP] B [SEP]
-      tokens_.clear();
-      tokens_.push_back(cls_id_);
-      tokens_.insert(tokens_.end(), a_.begin(), a_.end());
-      tokens_.push_back(sep_id_);
-      const size_t a_length = tokens_.size();
-      tokens_.insert(tokens_.end(), b_.begin(), b_.end());
-      tokens_.push_back(sep_id_);
-      if (words) {
-        token_words_.clear();
-        token_words_.push_back(kNoWord);
-        token_words_.insert(token_words_.end(), a_words_.begin(), a_words_.end());
-        token_words_.push_back(kNoWord);
-        token_words_.insert(token_words_.end(), b_words_.begin(), b_words_.end());
-        token_words_.push_back(kNoWord);
-      }
-      MaskAndStore(is_random_next, a_length, rng);
+      TruncateSeqPair(rng, &seg);
+      MaskAndStore(is_random_next, seg, rng);
       chunk_size = 0;
       current_length = 0;
     }
@@ -392,85 +369,115 @@ void BertBuilder::CreateInstances(size_t doc_index, PyRandom& rng) {
   }
 }
 
-void BertBuilder::TruncateSeqPair(PyRandom& rng) {
-  // a_ and b_ lose tokens at the front (offsets) or at the back (resize).
-  size_t a_front = 0, b_front = 0;
+void BertBuilder::TruncateSeqPair(PyRandom& rng, Segments* seg) {
+  // Each step removes a token from the longer segment (B when they are equal), at its front or
+  // at its back by a draw; the branches of the draw are random, so the ends move by arithmetic.
   const size_t max_num_tokens = options_.max_seq_length - 3;
-  while (true) {
-    const size_t a_len = a_.size() - a_front, b_len = b_.size() - b_front;
-    if (a_len + b_len <= max_num_tokens) break;
-    const bool trunc_a = a_len > b_len;
-    ++stats_.truncated_tokens;
+  size_t a_len = seg->a_end - seg->a_begin, b_len = seg->b_end - seg->b_begin;
+  while (a_len + b_len > max_num_tokens) {
+    const size_t trunc_a = a_len > b_len ? 1 : 0;
     // Sometimes truncate from the front and sometimes from the back.
-    if (rng.Random() < 0.5) {
-      ++(trunc_a ? a_front : b_front);
-    } else {
-      (trunc_a ? a_ : b_).pop_back();
-      if (segmenter_ != nullptr) (trunc_a ? a_words_ : b_words_).pop_back();
-    }
-  }
-  a_.erase(a_.begin(), a_.begin() + static_cast<std::ptrdiff_t>(a_front));
-  b_.erase(b_.begin(), b_.begin() + static_cast<std::ptrdiff_t>(b_front));
-  if (segmenter_ != nullptr) {
-    a_words_.erase(a_words_.begin(), a_words_.begin() + static_cast<std::ptrdiff_t>(a_front));
-    b_words_.erase(b_words_.begin(), b_words_.begin() + static_cast<std::ptrdiff_t>(b_front));
+    const size_t front = rng.Random() < 0.5 ? 1 : 0;
+    seg->a_begin += trunc_a & front;
+    seg->a_end -= trunc_a & (front ^ 1);
+    seg->b_begin += (trunc_a ^ 1) & front;
+    seg->b_end -= (trunc_a ^ 1) & (front ^ 1);
+    a_len -= trunc_a;
+    b_len -= trunc_a ^ 1;
+    ++stats_.truncated_tokens;
   }
 }
 
-void BertBuilder::MaskAndStore(bool random_next, size_t a_length, PyRandom& rng) {
-  // Candidates: every position but [CLS] and [SEP]; with whole word masking a "##" piece joins
-  // the candidate before it (even across a [SEP], as in the script).
-  candidates_.clear();
-  candidate_indexes_.clear();
-  const size_t n = tokens_.size();
-  for (size_t i = 0; i < n; ++i) {
-    const uint32_t id = tokens_[i];
-    if (id == cls_id_ || id == sep_id_) continue;
-    const bool piece =
-        options_.do_whole_word_mask && id < continuation_.size() && continuation_[id];
-    // Chinese whole words: a character of the same word as the token before it.
-    const bool same_word = segmenter_ != nullptr && i > 0 && token_words_[i] != kNoWord &&
-                           token_words_[i] == token_words_[i - 1];
-    if ((piece || same_word) && !candidates_.empty()) {
-      ++candidates_.back().second;
-    } else {
-      candidates_.emplace_back(static_cast<uint32_t>(candidate_indexes_.size()), 1);
-    }
-    candidate_indexes_.push_back(static_cast<uint32_t>(i));
+void BertBuilder::MaskAndStore(bool random_next, const Segments& seg, PyRandom& rng) {
+  // [CLS] A [SEP] B [SEP], into the pool.
+  const size_t base = pool_.size();
+  const auto a_begin = doc_tokens_.begin() + static_cast<std::ptrdiff_t>(seg.a_begin);
+  const auto a_end = doc_tokens_.begin() + static_cast<std::ptrdiff_t>(seg.a_end);
+  const auto b_begin = doc_tokens_.begin() + static_cast<std::ptrdiff_t>(seg.b_begin);
+  const auto b_end = doc_tokens_.begin() + static_cast<std::ptrdiff_t>(seg.b_end);
+  pool_.push_back(cls_id_);
+  pool_.insert(pool_.end(), a_begin, a_end);
+  pool_.push_back(sep_id_);
+  const size_t a_length = pool_.size() - base;
+  pool_.insert(pool_.end(), b_begin, b_end);
+  pool_.push_back(sep_id_);
+  const size_t n = pool_.size() - base;
+  uint32_t* tokens = pool_.data() + base;
+  const bool words = segmenter_ != nullptr;
+  if (words) {
+    const auto w = [&](size_t at) { return doc_words_.begin() + static_cast<std::ptrdiff_t>(at); };
+    token_words_.clear();
+    token_words_.push_back(kNoWord);
+    token_words_.insert(token_words_.end(), w(seg.a_begin), w(seg.a_end));
+    token_words_.push_back(kNoWord);
+    token_words_.insert(token_words_.end(), w(seg.b_begin), w(seg.b_end));
+    token_words_.push_back(kNoWord);
   }
-  rng.Shuffle(&candidates_);
 
   // min(max_predictions_per_seq, max(1, int(round(len(tokens) * masked_lm_prob)))); Python's
   // round() of a float rounds half to even, as nearbyint does in the default rounding mode.
   const double scaled = std::nearbyint(static_cast<double>(n) * options_.masked_lm_prob);
   const size_t num_to_predict = std::min<size_t>(options_.max_predictions_per_seq,
                                                  std::max<size_t>(1, static_cast<size_t>(scaled)));
-
   masked_.clear();
-  const size_t base = pool_.size();
-  pool_.insert(pool_.end(), tokens_.begin(), tokens_.end());
-  for (const auto& [start, count] : candidates_) {
-    if (masked_.size() >= num_to_predict) break;
-    // If adding a whole-word mask would exceed the maximum number of predictions, skip it.
-    if (masked_.size() + count > num_to_predict) continue;
-    // (Candidates never overlap: the script's covered_indexes check never skips one.)
-    ++stats_.masked_words;
-    for (uint32_t k = start; k < start + count; ++k) {
-      const uint32_t index = candidate_indexes_[k];
-      uint32_t masked_token;
-      if (rng.Random() < kMaskProbability) {
-        masked_token = mask_id_;
-        ++stats_.masked_as_mask;
-      } else if (rng.Random() < kKeepProbability) {
-        masked_token = tokens_[index];
-        ++stats_.masked_as_original;
+  // Masks the token at `index` by the script's draws; returns its original id.
+  const auto mask = [&](uint32_t index) {
+    const uint32_t original = tokens[index];
+    uint32_t masked_token;
+    if (rng.Random() < kMaskProbability) {
+      masked_token = mask_id_;
+      ++stats_.masked_as_mask;
+    } else if (rng.Random() < kKeepProbability) {
+      masked_token = original;
+      ++stats_.masked_as_original;
+    } else {
+      masked_token = vocab_words_[static_cast<size_t>(
+          rng.RandInt(0, static_cast<int64_t>(vocab_words_.size()) - 1))];
+      ++stats_.masked_as_random;
+    }
+    tokens[index] = masked_token;
+    masked_.emplace_back(index, original);
+  };
+
+  // Candidates: every position but [CLS] and [SEP]; with whole word masking a "##" piece joins
+  // the candidate before it (even across a [SEP], as in the script).
+  if (!options_.do_whole_word_mask && !words) {
+    // One token a candidate: the shuffle of their positions makes the same draws and the same
+    // order as the shuffle of the script's single-index lists.
+    positions_.clear();
+    for (uint32_t i = 0; i < n; ++i) {
+      if (tokens[i] != cls_id_ && tokens[i] != sep_id_) positions_.push_back(i);
+    }
+    rng.Shuffle(&positions_);
+    const size_t count = std::min(num_to_predict, positions_.size());
+    for (size_t k = 0; k < count; ++k) mask(positions_[k]);
+    stats_.masked_words += count;
+  } else {
+    candidates_.clear();
+    candidate_indexes_.clear();
+    for (size_t i = 0; i < n; ++i) {
+      const uint32_t id = tokens[i];
+      if (id == cls_id_ || id == sep_id_) continue;
+      const bool piece =
+          options_.do_whole_word_mask && id < continuation_.size() && continuation_[id];
+      // Chinese whole words: a character of the same word as the token before it.
+      const bool same_word =
+          words && i > 0 && token_words_[i] != kNoWord && token_words_[i] == token_words_[i - 1];
+      if ((piece || same_word) && !candidates_.empty()) {
+        ++candidates_.back().second;
       } else {
-        masked_token = vocab_words_[static_cast<size_t>(
-            rng.RandInt(0, static_cast<int64_t>(vocab_words_.size()) - 1))];
-        ++stats_.masked_as_random;
+        candidates_.emplace_back(static_cast<uint32_t>(candidate_indexes_.size()), 1);
       }
-      pool_[base + index] = masked_token;
-      masked_.emplace_back(index, tokens_[index]);
+      candidate_indexes_.push_back(static_cast<uint32_t>(i));
+    }
+    rng.Shuffle(&candidates_);
+    for (const auto& [start, count] : candidates_) {
+      if (masked_.size() >= num_to_predict) break;
+      // If adding a whole-word mask would exceed the maximum number of predictions, skip it.
+      if (masked_.size() + count > num_to_predict) continue;
+      // (Candidates never overlap: the script's covered_indexes check never skips one.)
+      ++stats_.masked_words;
+      for (uint32_t k = start; k < start + count; ++k) mask(candidate_indexes_[k]);
     }
   }
   std::sort(masked_.begin(), masked_.end());
@@ -488,22 +495,27 @@ Status BertBuilder::Emit(size_t index, const ExampleSink& sink) {
   const uint32_t max_predictions = options_.max_predictions_per_seq;
   const uint32_t* p = pool_.data() + in.offset;
   Example& e = example_;
+  // The features keep their sizes from one example to the next: only the values are written.
   e.bert = true;
-  e.tokens.assign(p, p + in.length);
-  e.tokens.resize(max_length, 0);
+  e.tokens.resize(max_length);
+  e.input_mask.resize(max_length);
+  e.segment_ids.resize(max_length);
+  e.masked_lm_positions.resize(max_predictions);
+  e.masked_lm_ids.resize(max_predictions);
+  e.masked_lm_weights.resize(max_predictions);
+  std::fill(std::copy_n(p, in.length, e.tokens.begin()), e.tokens.end(), 0);
   e.num_real_tokens = in.length;
-  e.input_mask.assign(max_length, 0);
-  std::fill_n(e.input_mask.begin(), in.length, uint8_t{1});
-  e.segment_ids.assign(max_length, 0);
-  std::fill(e.segment_ids.begin() + in.a_length, e.segment_ids.begin() + in.length, uint8_t{1});
+  std::fill(std::fill_n(e.input_mask.begin(), in.length, uint8_t{1}), e.input_mask.end(), 0);
+  std::fill_n(e.segment_ids.begin(), in.a_length, uint8_t{0});
+  std::fill(std::fill_n(e.segment_ids.begin() + in.a_length, in.length - in.a_length, uint8_t{1}),
+            e.segment_ids.end(), 0);
   p += in.length;
-  e.masked_lm_positions.assign(p, p + in.predictions);
-  e.masked_lm_positions.resize(max_predictions, 0);
+  std::fill(std::copy_n(p, in.predictions, e.masked_lm_positions.begin()),
+            e.masked_lm_positions.end(), 0);
   p += in.predictions;
-  e.masked_lm_ids.assign(p, p + in.predictions);
-  e.masked_lm_ids.resize(max_predictions, 0);
-  e.masked_lm_weights.assign(max_predictions, 0.0f);
-  std::fill_n(e.masked_lm_weights.begin(), in.predictions, 1.0f);
+  std::fill(std::copy_n(p, in.predictions, e.masked_lm_ids.begin()), e.masked_lm_ids.end(), 0);
+  std::fill(std::fill_n(e.masked_lm_weights.begin(), in.predictions, 1.0f),
+            e.masked_lm_weights.end(), 0.0f);
   e.next_sentence_label = in.random_next ? 1 : 0;
   ++stats_.examples;
   return sink(e);

@@ -72,12 +72,16 @@ class BertBuilder : public ExampleBuilder {
   // Processes the held documents (the window, or the whole input in compat mode) and emits the
   // instances: document shuffle, dupe rounds, instance shuffle. Clears the documents.
   Status ProcessDocuments(const ExampleSink& sink);
+  // Segments A and B of an instance: ranges of doc_tokens_ (and of doc_words_).
+  struct Segments {
+    size_t a_begin = 0, a_end = 0, b_begin = 0, b_end = 0;
+  };
   // create_instances_from_document: appends the document's instances to pool_ / instances_.
   void CreateInstances(size_t doc, PyRandom& rng);
-  // truncate_seq_pair over a_ / b_ (with front offsets).
-  void TruncateSeqPair(PyRandom& rng);
-  // create_masked_lm_predictions over tokens_, then stores the instance.
-  void MaskAndStore(bool random_next, size_t a_length, PyRandom& rng);
+  // truncate_seq_pair: moves the ends of the segments.
+  void TruncateSeqPair(PyRandom& rng, Segments* seg);
+  // Stores [CLS] A [SEP] B [SEP] in the pool, then create_masked_lm_predictions over it.
+  void MaskAndStore(bool random_next, const Segments& seg, PyRandom& rng);
   Status Emit(size_t instance, const ExampleSink& sink);
 
   const Tokenizer& tokenizer_;
@@ -125,11 +129,11 @@ class BertBuilder : public ExampleBuilder {
   std::vector<Instance> instances_;
 
   // Scratch.
-  std::vector<uint32_t> a_, b_, tokens_;
-  std::vector<uint32_t> a_words_, b_words_, token_words_;  // chinese_whole_word
+  std::vector<uint32_t> token_words_;  // chinese_whole_word: the word of each instance token
   // Candidate words: (offset in candidate_indexes_, piece count); their token indexes.
   std::vector<std::pair<uint32_t, uint32_t>> candidates_;
   std::vector<uint32_t> candidate_indexes_;
+  std::vector<uint32_t> positions_;  // one-token candidates (no whole word masking)
   std::vector<std::pair<uint32_t, uint32_t>> masked_;  // (index, original id)
   Example example_;
 
