@@ -44,6 +44,26 @@ std::vector<Example> ElectraExamples(size_t n) {
   return out;
 }
 
+// BERT-like examples: ELECTRA's ids, masks and segments, and 20 masked positions.
+std::vector<Example> BertExamples(size_t n) {
+  std::vector<Example> out = ElectraExamples(n);
+  for (size_t i = 0; i < n; ++i) {
+    Example& e = out[i];
+    e.bert = true;
+    const size_t predictions = 1 + e.num_real_tokens * 15 / 100;
+    e.masked_lm_positions.assign(20, 0);
+    e.masked_lm_ids.assign(20, 0);
+    e.masked_lm_weights.assign(20, 0.0f);
+    for (size_t k = 0; k < predictions && k < 20; ++k) {
+      e.masked_lm_positions[k] = static_cast<uint32_t>(1 + 6 * k);
+      e.masked_lm_ids[k] = e.tokens[1 + 6 * k];
+      e.masked_lm_weights[k] = 1.0f;
+    }
+    e.next_sentence_label = i % 2;
+  }
+  return out;
+}
+
 // GPT documents of 1000 ids in a 50257 vocabulary.
 std::vector<Example> GptDocuments(size_t n) {
   std::vector<Example> out(n);
@@ -114,6 +134,22 @@ void BM_TfExampleEncode(benchmark::State& state) {
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * examples.size()));
 }
 BENCHMARK(BM_TfExampleEncode);
+
+void BM_TfExampleEncodeBert(benchmark::State& state) {
+  static const std::vector<Example> examples = BertExamples(1000);
+  std::string out;
+  uint64_t bytes = 0;
+  for (auto _ : state) {
+    for (const Example& e : examples) {
+      out.clear();
+      EncodeTfExample(e, &out);
+      bytes += out.size();
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * examples.size()));
+}
+BENCHMARK(BM_TfExampleEncodeBert);
 
 // Reads back (CRCs, decoding) the shard written from 100000 ELECTRA examples.
 void BM_TfRecordRead(benchmark::State& state) {

@@ -66,12 +66,35 @@ class PyRandom {
 
   template <typename T>
   void Shuffle(std::vector<T>* v) {
+    // RandBelow(i + 1) with both of the next words in the block: the first draw or the second
+    // is taken without a branch (a draw is rejected up to one time in two, at random), and only
+    // two rejections in a row take the loop. The position in the block stays in a register.
     T* data = v->data();
+    int m = mti_;
     for (size_t i = v->size(); i-- > 1;) {
-      const size_t j = static_cast<size_t>(RandBelowSmall(i + 1));
+      const uint64_t n = i + 1;
+      uint64_t j;
+      if (n <= UINT32_MAX && m + 2 <= kN) {
+        const int shift = 32 - std::bit_width(n);
+        const uint64_t r0 = out_[m] >> shift;
+        const uint64_t r1 = out_[m + 1] >> shift;
+        const bool first = r0 < n;
+        m += first ? 1 : 2;
+        j = first ? r0 : r1;
+        if (!first && r1 >= n) {
+          mti_ = m;
+          j = RandBelow(n);
+          m = mti_;
+        }
+      } else {
+        mti_ = m;
+        j = RandBelow(n);
+        m = mti_;
+      }
       using std::swap;
       swap(data[i], data[j]);
     }
+    mti_ = m;
   }
 
  private:
@@ -79,21 +102,6 @@ class PyRandom {
   void InitGenRand(uint32_t s);
   void InitByArray(std::span<const uint32_t> key);
   void Twist();  // the next kN words of the state, and their tempered values in out_
-
-  // RandBelow(n) for a shuffle: with both words in the block, the first draw or the second is
-  // taken without a branch (the rejection of a draw, up to one time in two, is random), and
-  // only two rejections in a row take the loop.
-  uint64_t RandBelowSmall(uint64_t n) {
-    if (n > UINT32_MAX || mti_ + 2 > kN) return RandBelow(n);
-    const int shift = 32 - std::bit_width(n);
-    const uint64_t r0 = out_[mti_] >> shift;
-    const uint64_t r1 = out_[mti_ + 1] >> shift;
-    const bool first = r0 < n;
-    mti_ += first ? 1 : 2;
-    const uint64_t r = first ? r0 : r1;
-    if (first || r1 < n) return r;
-    return RandBelow(n);
-  }
 
   std::array<uint32_t, kN> mt_;
   std::array<uint32_t, kN> out_;  // tempered mt_

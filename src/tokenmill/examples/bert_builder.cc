@@ -116,18 +116,33 @@ BertBuilder::BertBuilder(const ExampleOptions& options, const Tokenizer& tokeniz
   // list(tokenizer.vocab.keys()) of tokenization.load_vocab, which strips each line (so that
   // "\u2028" in bert-base-chinese's vocab.txt is the key "") and maps a key to the last line
   // holding it: each stripped token once, in the order of its first line, with the last id.
+  // When every id's token is its own stripped form and the id the tokenizer gives it, the
+  // tokens are distinct and the list is every id in order (bert-base-uncased): no map.
   const uint32_t size = tokenizer.vocab_size();
   continuation_.assign(size, false);
-  std::unordered_map<std::string_view, size_t> position;
-  vocab_words_.reserve(size);
+  bool plain = true;
   for (uint32_t id = 0; id < size; ++id) {
-    const std::string_view token = PythonStrip(tokenizer.IdToToken(id));
-    continuation_[id] = token.starts_with("##");
-    const auto [it, inserted] = position.emplace(token, vocab_words_.size());
-    if (inserted) {
-      vocab_words_.push_back(id);
-    } else {
-      vocab_words_[it->second] = id;
+    const std::string_view token = tokenizer.IdToToken(id);
+    continuation_[id] = PythonStrip(token).starts_with("##");
+    if (plain && (token.empty() || PythonStrip(token).size() != token.size() ||
+                  tokenizer.TokenToId(token) != id)) {
+      plain = false;
+    }
+  }
+  vocab_words_.reserve(size);
+  if (plain) {
+    for (uint32_t id = 0; id < size; ++id) vocab_words_.push_back(id);
+  } else {
+    std::unordered_map<std::string_view, size_t> position;
+    position.reserve(size);
+    for (uint32_t id = 0; id < size; ++id) {
+      const std::string_view token = PythonStrip(tokenizer.IdToToken(id));
+      const auto [it, inserted] = position.emplace(token, vocab_words_.size());
+      if (inserted) {
+        vocab_words_.push_back(id);
+      } else {
+        vocab_words_[it->second] = id;
+      }
     }
   }
   if (segmenter_ != nullptr) {
@@ -444,10 +459,13 @@ void BertBuilder::MaskAndStore(bool random_next, const Segments& seg, PyRandom& 
   if (!options_.do_whole_word_mask && !words) {
     // One token a candidate: the shuffle of their positions makes the same draws and the same
     // order as the shuffle of the script's single-index lists.
-    positions_.clear();
+    positions_.resize(n);
+    size_t kept = 0;
     for (uint32_t i = 0; i < n; ++i) {
-      if (tokens[i] != cls_id_ && tokens[i] != sep_id_) positions_.push_back(i);
+      positions_[kept] = i;
+      kept += tokens[i] != cls_id_ && tokens[i] != sep_id_ ? 1 : 0;
     }
+    positions_.resize(kept);
     rng.Shuffle(&positions_);
     const size_t count = std::min(num_to_predict, positions_.size());
     for (size_t k = 0; k < count; ++k) mask(positions_[k]);

@@ -69,6 +69,46 @@ char* EncodeVarint32Wide(char* p, uint32_t v) {
   return p + n;
 }
 
+// The varints of the ids below 2^16 (every id of the BERT vocabularies and of GPT-2's), each
+// its bytes in the low three bytes of a word and its size in the high byte: an id is one load
+// and one 4-byte store.
+constexpr uint32_t kVarintTableIds = 1u << 16;
+const uint32_t* VarintTable() {
+  static const std::unique_ptr<uint32_t[]> table = [] {
+    auto t = std::make_unique<uint32_t[]>(kVarintTableIds);
+    for (uint32_t v = 0; v < kVarintTableIds; ++v) {
+      char bytes[10];
+      const auto n = static_cast<uint32_t>(EncodeVarint(bytes, v) - bytes);
+      uint32_t word = 0;
+      for (uint32_t i = 0; i < n; ++i)
+        word |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[i])) << (8 * i);
+      t[v] = word | (n << 24);
+    }
+    return t;
+  }();
+  return table.get();
+}
+
+// The varints of `ids` at `p` (room for 5 bytes an id and 8 past the last); returns the end.
+char* EncodeIds(char* p, const uint32_t* ids, size_t n) {
+  if constexpr (std::endian::native != std::endian::little) {
+    for (size_t i = 0; i < n; ++i) p = EncodeVarint(p, ids[i]);
+    return p;
+  }
+  const uint32_t* table = VarintTable();
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t v = ids[i];
+    if (v < kVarintTableIds) {
+      const uint32_t word = table[v];
+      std::memcpy(p, &word, sizeof(word));
+      p += word >> 24;
+    } else {
+      p = EncodeVarint32Wide(p, v);
+    }
+  }
+  return p;
+}
+
 void PutVarint(std::string* out, uint64_t v) {
   char buf[10];
   out->append(buf, static_cast<size_t>(EncodeVarint(buf, v) - buf));
@@ -154,6 +194,10 @@ void PutFeature(std::string_view key, const std::vector<T>& values, const Featur
     std::memcpy(p, encoded, s.packed);
     return;
   }
+  if constexpr (kFloat && std::endian::native == std::endian::little) {
+    std::memcpy(p, values.data(), 4 * values.size());  // fixed32, little-endian
+    return;
+  }
   for (T v : values) {
     if constexpr (kFloat) {
       uint32_t bits;
@@ -178,7 +222,12 @@ class FeatureList {
     e.key = key;
     if constexpr (std::is_same_v<T, uint32_t>) {
       e.encoded = scratch_;
-      for (uint32_t v : values) scratch_ = EncodeVarint32Wide(scratch_, v);
+      // The padding of a list (its trailing zeros) is one zero byte an id.
+      size_t end = values.size();
+      while (end > 0 && values[end - 1] == 0) --end;
+      scratch_ = EncodeIds(scratch_, values.data(), end);
+      std::memset(scratch_, 0, values.size() - end);
+      scratch_ += values.size() - end;
       e.sizes = SizesFromPacked(key, static_cast<size_t>(scratch_ - e.encoded), values.empty());
     } else {
       e.sizes = SizesOf(key, values);
@@ -479,9 +528,9 @@ void EncodeTfExample(const Example& example, std::string* out) {
   FeatureList features(scratch.get());
   features.Add(kInputIdsKey, example.tokens);
   if (!example.input_mask.empty()) features.Add(kInputMaskKey, example.input_mask);
-  std::vector<uint32_t> next_sentence;
+  thread_local std::vector<uint32_t> next_sentence(1);
   if (example.bert) {
-    next_sentence.push_back(example.next_sentence_label);
+    next_sentence[0] = example.next_sentence_label;
     features.Add(kMaskedLmIdsKey, example.masked_lm_ids);
     features.Add(kMaskedLmPositionsKey, example.masked_lm_positions);
     features.Add(kMaskedLmWeightsKey, example.masked_lm_weights);

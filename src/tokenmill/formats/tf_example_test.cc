@@ -209,6 +209,30 @@ TEST(TfExample, VarintsOfEveryLengthAndMaskValuesAbove127) {
       << "128, 200, 255 as two-byte varints, packed";
 }
 
+TEST(TfExample, EveryIdOfTheVarintTableAndPastItWithTrailingZeros) {
+  // Ids below 2^16 come from a table, others are computed, and the trailing zeros (padding)
+  // are written at once: all of them give the plain varints, in any mix.
+  Example e;
+  for (uint32_t v = 0; v < 70000; ++v) e.tokens.push_back(v % 3 == 0 ? 70000 - v : v);
+  e.tokens.insert(e.tokens.end(), {0, 65535, 65536, 0, 0, 0});
+  e.num_real_tokens = static_cast<uint32_t>(e.tokens.size());
+  std::string packed;
+  for (uint64_t v : e.tokens) {
+    for (; v >= 0x80; v >>= 7) packed.push_back(static_cast<char>((v & 0x7f) | 0x80));
+    packed.push_back(static_cast<char>(v));
+  }
+  Example back;
+  const std::string out = ExpectRoundTrip(e, &back);
+  EXPECT_EQ(back.tokens, e.tokens);
+  EXPECT_NE(out.find(packed), std::string::npos);
+  Example zeros;  // only padding
+  zeros.tokens.assign(9, 0);
+  zeros.num_real_tokens = 9;
+  EXPECT_NE(ExpectRoundTrip(zeros, &back).find(std::string("\x0a\x09") + std::string(9, '\0')),
+            std::string::npos);
+  EXPECT_EQ(back.tokens, zeros.tokens);
+}
+
 TEST(TfExample, DecodesUnpackedReorderedAndUnknownFields) {
   // Example { unknown varint field 5 = 1; features { feature {
   //   value { int64_list { value: 5 value: 6 (unpacked) } } key: "input_ids" (value first) } } }
