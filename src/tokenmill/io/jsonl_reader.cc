@@ -53,10 +53,12 @@ class JsonlReader final : public DocumentReader {
         record.erase(0, record.size() - StripByteOrderMark(record).size());
       }
       if (IsJsonBlank(record)) continue;
-      TM_ASSIGN_OR_RETURN(const std::string_view line,
-                          CleanUtf8Line(record, lines_.line_number(), lines_.line_offset(), pos,
-                                        options_, &scratch_, &stats_));
-      if (line.data() != record.data()) record.assign(line);
+      if (!lines_.line_is_valid_utf8()) {
+        TM_ASSIGN_OR_RETURN(const std::string_view line,
+                            CleanUtf8Line(record, lines_.line_number(), lines_.line_offset(), pos,
+                                          options_, &scratch_, &stats_));
+        if (line.data() != record.data()) record.assign(line);
+      }
       const Status s = parser_.ParseInPlace(&record, &stats_);
       if (!s.ok()) {
         if (s.code() != StatusCode::kInvalidArgument || !options_.skip_bad_records) {

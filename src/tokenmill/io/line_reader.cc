@@ -1,7 +1,11 @@
 #include "tokenmill/io/line_reader.h"
 
+#include <string.h>
+
 #include <algorithm>
 #include <cstring>
+
+#include "tokenmill/base/utf8.h"
 
 namespace tokenmill {
 
@@ -29,7 +33,36 @@ void LineReader::DropConsumed() {
   stream_offset_ += start_;
   end_ -= start_;
   scan_ -= start_;
+  const auto shift = [this](size_t at) { return at > start_ ? at - start_ : 0; };
+  checked_begin_ = shift(checked_begin_);
+  checked_end_ = shift(checked_end_);
+  valid_end_ = shift(valid_end_);
   start_ = 0;
+}
+
+void LineReader::NoteWholeLine(size_t begin, size_t end) {
+  if (begin < checked_begin_ || end > checked_end_) {
+    // Validate the complete lines from this one on: up to the last '\n' of the buffer, or to
+    // its end at the end of the stream.
+    const char* base = buf_.get();
+    size_t stop = end_;
+    if (!eof_) {
+      const void* last = ::memrchr(base + end, '\n', end_ - end);
+      stop = last != nullptr ? static_cast<size_t>(static_cast<const char*>(last) - base) : end;
+    }
+    const std::string_view region(base + begin, stop - begin);
+    const size_t bad = FindInvalidUtf8(region);
+    checked_begin_ = begin;
+    checked_end_ = stop;
+    if (bad == std::string_view::npos) {
+      valid_end_ = stop;
+    } else {
+      // Valid up to the last line end before the first invalid byte.
+      const size_t nl = region.rfind('\n', bad);
+      valid_end_ = nl == std::string_view::npos ? begin : begin + nl;
+    }
+  }
+  line_valid_ = end <= valid_end_;
 }
 
 Status LineReader::TooLong(uint64_t line_start, size_t length) const {
@@ -48,6 +81,7 @@ StatusOr<bool> LineReader::Next(std::string_view* line) {
       const size_t p = static_cast<size_t>(static_cast<const char*>(nl) - base);
       if (p - start_ > max_line_bytes_) return TooLong(stream_offset_ + start_, p - start_);
       *line = std::string_view(base + start_, p - start_);
+      NoteWholeLine(start_, p);
       line_offset_ = stream_offset_ + start_;
       ++line_number_;
       start_ = p + 1;
@@ -59,6 +93,7 @@ StatusOr<bool> LineReader::Next(std::string_view* line) {
     if (eof_) {
       if (start_ == end_) return false;
       *line = std::string_view(base + start_, end_ - start_);
+      NoteWholeLine(start_, end_);
       line_offset_ = stream_offset_ + start_;
       ++line_number_;
       start_ = end_;
@@ -111,6 +146,11 @@ StatusOr<bool> LineReader::NextAppend(std::string* out, size_t slack) {
         return false;
       }
       Append(out, base + start_, p - start_, slack);
+      if (moved == 0) {
+        NoteWholeLine(start_, p);
+      } else {
+        line_valid_ = false;  // in pieces: the caller checks it
+      }
       line_offset_ = moved > 0 ? line_start : stream_offset_ + start_;
       ++line_number_;
       start_ = nl != nullptr ? p + 1 : end_;
@@ -130,6 +170,7 @@ StatusOr<bool> LineReader::NextAppend(std::string* out, size_t slack) {
       stream_offset_ += end_;
       end_ = 0;
       scan_ = 0;
+      checked_begin_ = checked_end_ = valid_end_ = 0;
     }
     TM_ASSIGN_OR_RETURN(const size_t got, stream_->Read(buf_.get() + end_, capacity_ - end_));
     if (got == 0) eof_ = true;

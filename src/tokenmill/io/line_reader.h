@@ -60,11 +60,18 @@ class LineReader {
   // Bytes taken from the stream so far.
   uint64_t bytes_read() const { return stream_offset_ + end_; }
   const InputPosition& position() const { return position_; }
+  // True when the line last returned is known to be valid UTF-8: the complete lines of the
+  // buffer are validated at once (a line is cut at '\n', which no multi-byte character holds),
+  // so that most lines need no check of their own. False means unknown, not invalid.
+  bool line_is_valid_utf8() const { return line_valid_; }
 
  private:
   Status TooLong(uint64_t line_start, size_t length) const;
   // Moves the bytes not yet returned to the front of the buffer.
   void DropConsumed();
+  // Sets line_valid_ for the line buf_[begin, end) returned whole (`end` at its '\n' or at the
+  // end of the stream).
+  void NoteWholeLine(size_t begin, size_t end);
   // Appends bytes to *out, growing it as NextAppend says.
   void Append(std::string* out, const char* data, size_t n, size_t slack) const;
 
@@ -81,6 +88,10 @@ class LineReader {
   uint64_t stream_offset_ = 0;  // stream offset of buf_[0]
   uint64_t line_number_ = 0;
   uint64_t line_offset_ = 0;
+  // buf_[checked_begin_, checked_end_) has been validated and its bytes before valid_end_ are
+  // valid UTF-8 up to a line end.
+  size_t checked_begin_ = 0, checked_end_ = 0, valid_end_ = 0;
+  bool line_valid_ = false;
 };
 
 }  // namespace tokenmill

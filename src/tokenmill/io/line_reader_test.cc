@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tokenmill/base/utf8.h"
 #include "tokenmill/io/string_stream.h"
 
 namespace tokenmill {
@@ -93,6 +94,66 @@ TEST(LineReaderTest, SameLinesWhateverTheBufferAndReadSizes) {
         ASSERT_TRUE(lines.ok()) << lines.status().ToString();
         EXPECT_EQ(*lines, *expected)
             << "chunk " << chunk << " buffer " << buffer << " append " << append;
+      }
+    }
+  }
+}
+
+TEST(LineReaderTest, LinesReportedValidAreValidWhateverTheBufferAndReadSizes) {
+  // Valid lines (ASCII, two- to four-byte characters, which the reads and the buffer cut),
+  // among lines with invalid bytes, a truncated character, a surrogate or an overlong form.
+  const std::vector<std::string> bad = {"\xff", "ab\xE4\xB8", "\xED\xA0\x80", "\xC0\xAF", "x\x80y"};
+  std::string data;
+  uint32_t x = 7;
+  size_t invalid_lines = 0;
+  for (int i = 0; i < 2000; ++i) {
+    x = x * 1103515245u + 12345u;
+    if ((x >> 16) % 50 == 0) {
+      data += bad[(x >> 8) % bad.size()];
+      ++invalid_lines;
+    } else {
+      for (uint32_t k = 0; k < (x >> 20) % 40; ++k) {
+        data += k % 3 == 0 ? "\xE4\xB8\xAD" : k % 3 == 1 ? "\xF0\x9F\x98\x80" : "a\xC3\xA9";
+      }
+    }
+    data += "\n";
+  }
+  data += "\xE4\xB8\xAD at the end";
+  for (size_t chunk : {size_t{1}, size_t{5}, size_t{4096}, size_t{1} << 20}) {
+    for (size_t buffer : {size_t{1}, size_t{7}, size_t{256}, size_t{1} << 20}) {
+      for (bool append : {false, true}) {
+        StringReadStream stream(data, chunk);
+        LineReader reader(&stream, InputPosition{"/in.txt", 0, false}, 1 << 20, buffer);
+        size_t lines = 0, reported_valid = 0, valid = 0;
+        std::string out;
+        while (true) {
+          std::string_view line;
+          if (append) {
+            out.clear();
+            auto got = reader.NextAppend(&out);
+            ASSERT_TRUE(got.ok());
+            if (!*got) break;
+            line = out;
+          } else {
+            auto got = reader.Next(&line);
+            ASSERT_TRUE(got.ok());
+            if (!*got) break;
+          }
+          ++lines;
+          const bool is_valid = FindInvalidUtf8(line) == std::string_view::npos;
+          valid += is_valid ? 1 : 0;
+          if (reader.line_is_valid_utf8()) {
+            ++reported_valid;
+            EXPECT_TRUE(is_valid) << "line " << reader.line_number() << " chunk " << chunk
+                                  << " buffer " << buffer;
+          }
+        }
+        EXPECT_EQ(lines, 2001u);
+        EXPECT_EQ(valid, 2001u - invalid_lines);
+        if (chunk == (size_t{1} << 20) && buffer == (size_t{1} << 20)) {
+          // One read: every valid line before the first invalid one is known valid at once.
+          EXPECT_GT(reported_valid, 0u);
+        }
       }
     }
   }

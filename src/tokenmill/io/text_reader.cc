@@ -50,13 +50,15 @@ class TextReader final : public DocumentReader {
         const std::string_view raw(text.data() + start, text.size() - start);
         text.erase(start, raw.size() - StripByteOrderMark(raw).size());
       }
-      const std::string_view raw(text.data() + start, text.size() - start);
-      TM_ASSIGN_OR_RETURN(const std::string_view line,
-                          CleanUtf8Line(raw, lines_.line_number(), lines_.line_offset(), pos,
-                                        options_, &scratch_, &stats_));
-      if (line.data() != raw.data()) {
-        text.resize(start);
-        text.append(line);
+      if (!lines_.line_is_valid_utf8()) {
+        const std::string_view raw(text.data() + start, text.size() - start);
+        TM_ASSIGN_OR_RETURN(const std::string_view line,
+                            CleanUtf8Line(raw, lines_.line_number(), lines_.line_offset(), pos,
+                                          options_, &scratch_, &stats_));
+        if (line.data() != raw.data()) {
+          text.resize(start);
+          text.append(line);
+        }
       }
       if (IsBlankLine(std::string_view(text.data() + start, text.size() - start))) {
         text.resize(mark);
