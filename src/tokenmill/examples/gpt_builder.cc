@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "tokenmill/base/byte_count.h"
+
 namespace tokenmill {
 
 namespace {
@@ -72,7 +74,7 @@ GptBuilder::GptBuilder(const Tokenizer& tokenizer, std::optional<uint32_t> eod_i
 
 Status GptBuilder::AddDocument(std::string_view text, const ExampleSink& sink) {
   ++stats_.documents;
-  stats_.lines += 1 + static_cast<uint64_t>(std::count(text.begin(), text.end(), '\n'));
+  stats_.lines += 1 + static_cast<uint64_t>(CountByte(text, '\n'));
   if (text.size() > stream_bytes_) return AddLongDocument(text, sink);
   std::vector<uint32_t>& ids = example_.tokens;
   ids.clear();

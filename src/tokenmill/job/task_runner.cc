@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "tokenmill/base/byte_count.h"
 #include "tokenmill/examples/example_builder.h"
 #include "tokenmill/io/document_reader.h"
 #include "tokenmill/storage/storage.h"
@@ -27,8 +28,7 @@ std::vector<InputRange> TaskInputs(const TaskDef& task) {
 }
 
 uint64_t LastLine(const Document& doc) {
-  return doc.line_number +
-         static_cast<uint64_t>(std::count(doc.text.begin(), doc.text.end(), '\n'));
+  return doc.line_number + static_cast<uint64_t>(CountByte(doc.text, '\n'));
 }
 
 void AddReaderStats(const ReaderStats& r, ReaderStats* total) {
