@@ -2,10 +2,6 @@
 //
 // One output line per input line (split on '\n' only): a compact JSON array of ids, or of token
 // strings with --tokens. No special tokens are added.
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <charconv>
@@ -18,6 +14,7 @@
 
 #include "tokenmill/base/utf8.h"
 #include "tokenmill/cli/command.h"
+#include "tokenmill/io/mapped_file.h"
 #include "tokenmill/storage/storage.h"
 #include "tokenmill/tokenizer/tokenizer.h"
 
@@ -61,59 +58,6 @@ StatusOr<TokenizerOptions> BuildOptions(const TokenizeArgs& a) {
   TM_ASSIGN_OR_RETURN(o.compat, ParseCompatMode(a.compat));
   return o;
 }
-
-// A local regular file mapped read-only, whole (an empty or unmappable one: null, and the caller
-// reads it as a stream).
-class MappedFile {
- public:
-  // Pages before a position are given back to the kernel in steps of this many bytes.
-  static constexpr size_t kReleaseBytes = size_t{16} << 20;
-
-  static std::unique_ptr<MappedFile> Open(const std::string& path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return nullptr;
-    struct stat st;
-    void* p = MAP_FAILED;
-    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-      p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-    }
-    ::close(fd);
-    if (p == MAP_FAILED) return nullptr;
-    ::madvise(p, static_cast<size_t>(st.st_size), MADV_SEQUENTIAL);
-    return std::unique_ptr<MappedFile>(
-        new MappedFile(static_cast<const char*>(p), static_cast<size_t>(st.st_size)));
-  }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  ~MappedFile() { ::munmap(const_cast<char*>(data_), size_); }
-  std::string_view text() const { return {data_, size_}; }
-  // Maps the pages of the next kPopulateBytes from `pos` in one call (one fault per page is
-  // slower; where the kernel lacks MADV_POPULATE_READ the pages fault in as they are read).
-  // Returns the end of that range.
-  static constexpr size_t kPopulateBytes = size_t{2} << 20;
-  size_t Populate(size_t pos) {
-    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    const size_t from = pos / page * page;
-    const size_t to = std::min(size_, from + kPopulateBytes);
-#ifdef MADV_POPULATE_READ
-    ::madvise(const_cast<char*>(data_) + from, to - from, MADV_POPULATE_READ);
-#endif
-    return to;
-  }
-  // Drops the pages wholly before `pos` from this process (they stay in the page cache); returns
-  // the position up to which they were dropped.
-  size_t Release(size_t pos) {
-    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-    const size_t upto = pos / page * page;
-    if (upto > 0) ::madvise(const_cast<char*>(data_), upto, MADV_DONTNEED);
-    return upto;
-  }
-
- private:
-  MappedFile(const char* data, size_t size) : data_(data), size_(size) {}
-  const char* data_;
-  size_t size_;
-};
 
 class LineWriter {
  public:
