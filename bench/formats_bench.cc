@@ -119,8 +119,8 @@ void BM_LlmcWrite(benchmark::State& state) {
 }
 BENCHMARK(BM_LlmcWrite)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-void BM_TfExampleEncode(benchmark::State& state) {
-  static const std::vector<Example> examples = ElectraExamples(1000);
+// Encodes `examples` as tf.train.Example messages, again and again.
+void EncodeExamples(benchmark::State& state, const std::vector<Example>& examples) {
   std::string out;
   uint64_t bytes = 0;
   for (auto _ : state) {
@@ -133,21 +133,16 @@ void BM_TfExampleEncode(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(bytes));
   state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * examples.size()));
 }
+
+void BM_TfExampleEncode(benchmark::State& state) {
+  static const std::vector<Example> examples = ElectraExamples(1000);
+  EncodeExamples(state, examples);
+}
 BENCHMARK(BM_TfExampleEncode);
 
 void BM_TfExampleEncodeBert(benchmark::State& state) {
   static const std::vector<Example> examples = BertExamples(1000);
-  std::string out;
-  uint64_t bytes = 0;
-  for (auto _ : state) {
-    for (const Example& e : examples) {
-      out.clear();
-      EncodeTfExample(e, &out);
-      bytes += out.size();
-    }
-  }
-  state.SetBytesProcessed(static_cast<int64_t>(bytes));
-  state.SetItemsProcessed(static_cast<int64_t>(state.iterations() * examples.size()));
+  EncodeExamples(state, examples);
 }
 BENCHMARK(BM_TfExampleEncodeBert);
 

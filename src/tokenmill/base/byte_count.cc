@@ -2,14 +2,10 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
+
+#include "tokenmill/base/bytes16.h"
 
 namespace tokenmill {
-namespace {
-
-using Bytes16 = uint8_t __attribute__((vector_size(16)));
-
-}  // namespace
 
 size_t CountByte(std::string_view text, char byte) {
   const char* p = text.data();
@@ -23,11 +19,9 @@ size_t CountByte(std::string_view text, char byte) {
     const size_t end = i + std::min(kChunkBytes, (n - i) / 16 * 16);
     Bytes16 lanes{};
     for (; i < end; i += 16) {
-      Bytes16 b;
-      std::memcpy(&b, p + i, sizeof(b));
-      lanes -= static_cast<Bytes16>(b == c);  // a match is 0xFF: minus one
+      lanes -= static_cast<Bytes16>(Load16(p + i) == c);  // a match is 0xFF: minus one
     }
-    for (int k = 0; k < 16; ++k) count += lanes[k];
+    count += SumLanes(lanes);
   }
   for (; i < n; ++i) count += static_cast<uint8_t>(p[i]) == c ? 1 : 0;
   return count;

@@ -77,9 +77,11 @@ Words4 Load4(const uint32_t* p) {
 
 void Store4(uint32_t* p, Words4 v) { std::memcpy(p, &v, sizeof(v)); }
 
-// mt[k] of the next state from mt[k], mt[k + 1] and mt[k + kM] (or its new value).
-Words4 TwistWords(Words4 here, Words4 next, Words4 far) {
-  const Words4 y = (here & kUpperMask) | (next & kLowerMask);
+// mt[k] of the next state from mt[k], mt[k + 1] and mt[k + kM] (or its new value): one word
+// (uint32_t) or four (Words4).
+template <typename W>
+W TwistWords(W here, W next, W far) {
+  const W y = (here & kUpperMask) | (next & kLowerMask);
   return far ^ (y >> 1) ^ (-(y & 1u) & kMatrixA);
 }
 
@@ -93,19 +95,12 @@ void PyRandom::Twist() {
   for (; kk + 4 <= kFirst; kk += 4) {
     Store4(&mt_[kk], TwistWords(Load4(&mt_[kk]), Load4(&mt_[kk + 1]), Load4(&mt_[kk + kM])));
   }
-  for (; kk < kFirst; ++kk) {
-    const uint32_t y = (mt_[kk] & kUpperMask) | (mt_[kk + 1] & kLowerMask);
-    mt_[kk] = mt_[kk + kM] ^ (y >> 1) ^ (-(y & 1u) & kMatrixA);
-  }
+  for (; kk < kFirst; ++kk) mt_[kk] = TwistWords(mt_[kk], mt_[kk + 1], mt_[kk + kM]);
   for (; kk + 4 <= kN - 1; kk += 4) {
     Store4(&mt_[kk], TwistWords(Load4(&mt_[kk]), Load4(&mt_[kk + 1]), Load4(&mt_[kk + (kM - kN)])));
   }
-  for (; kk < kN - 1; ++kk) {
-    const uint32_t y = (mt_[kk] & kUpperMask) | (mt_[kk + 1] & kLowerMask);
-    mt_[kk] = mt_[kk + (kM - kN)] ^ (y >> 1) ^ (-(y & 1u) & kMatrixA);
-  }
-  const uint32_t y = (mt_[kN - 1] & kUpperMask) | (mt_[0] & kLowerMask);
-  mt_[kN - 1] = mt_[kM - 1] ^ (y >> 1) ^ (-(y & 1u) & kMatrixA);
+  for (; kk < kN - 1; ++kk) mt_[kk] = TwistWords(mt_[kk], mt_[kk + 1], mt_[kk + (kM - kN)]);
+  mt_[kN - 1] = TwistWords(mt_[kN - 1], mt_[0], mt_[kM - 1]);
   // Tempering, word by word independent.
   static_assert(kN % 4 == 0);
   for (int i = 0; i < kN; i += 4) {

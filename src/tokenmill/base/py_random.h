@@ -73,7 +73,8 @@ class PyRandom {
     int m = mti_;
     for (size_t i = v->size(); i-- > 1;) {
       const uint64_t n = i + 1;
-      uint64_t j;
+      uint64_t j = 0;
+      bool drawn = false;
       if (n <= UINT32_MAX && m + 2 <= kN) {
         const int shift = 32 - std::bit_width(n);
         const uint64_t r0 = out_[m] >> shift;
@@ -81,12 +82,9 @@ class PyRandom {
         const bool first = r0 < n;
         m += first ? 1 : 2;
         j = first ? r0 : r1;
-        if (!first && r1 >= n) {
-          mti_ = m;
-          j = RandBelow(n);
-          m = mti_;
-        }
-      } else {
+        drawn = first || r1 < n;
+      }
+      if (!drawn) {  // the end of the block, or two rejections: the loop goes on from here
         mti_ = m;
         j = RandBelow(n);
         m = mti_;

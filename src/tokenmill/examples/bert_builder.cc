@@ -123,9 +123,10 @@ BertBuilder::BertBuilder(const ExampleOptions& options, const Tokenizer& tokeniz
   bool plain = true;
   for (uint32_t id = 0; id < size; ++id) {
     const std::string_view token = tokenizer.IdToToken(id);
-    continuation_[id] = PythonStrip(token).starts_with("##");
-    if (plain && (token.empty() || PythonStrip(token).size() != token.size() ||
-                  tokenizer.TokenToId(token) != id)) {
+    const std::string_view stripped = PythonStrip(token);
+    continuation_[id] = stripped.starts_with("##");
+    if (plain &&
+        (token.empty() || stripped.size() != token.size() || tokenizer.TokenToId(token) != id)) {
       plain = false;
     }
   }

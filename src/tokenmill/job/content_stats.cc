@@ -11,6 +11,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "tokenmill/base/bytes16.h"
+
 namespace tokenmill {
 
 int Histogram::BucketOf(uint64_t v) {
@@ -368,15 +370,6 @@ ContentStatsCollector::ContentStatsCollector(uint32_t vocab_size) : token_counts
 
 namespace {
 
-// 16 bytes at a time (SSE2 on x86-64, NEON on ARM, through the compiler's vector extensions).
-using Bytes16 = uint8_t __attribute__((vector_size(16)));
-
-Bytes16 Load16(const char* p) {
-  Bytes16 v;
-  std::memcpy(&v, p, 16);
-  return v;
-}
-
 // A lane mask (0x00 or 0xFF per byte) as 16 bits, bit k for lane k.
 uint32_t BitsOf(Bytes16 mask) {
 #if defined(__SSE2__)
@@ -407,16 +400,6 @@ constexpr std::array<uint8_t, 256> MakeBitCounts() {
 constexpr std::array<uint8_t, 256> kBitCounts = MakeBitCounts();
 
 int CountBits16(uint32_t bits) { return kBitCounts[bits & 0xFF] + kBitCounts[(bits >> 8) & 0xFF]; }
-
-uint64_t SumLanes(Bytes16 v) {
-  uint64_t lo, hi;
-  std::memcpy(&lo, &v, 8);
-  std::memcpy(&hi, reinterpret_cast<const char*>(&v) + 8, 8);
-  const auto pairs = [](uint64_t x) {  // the 8 bytes of x summed in 16-bit lanes
-    return (x & 0x00FF00FF00FF00FFULL) + ((x >> 8) & 0x00FF00FF00FF00FFULL);
-  };
-  return ((pairs(lo) + pairs(hi)) * 0x0001000100010001ULL) >> 48;
-}
 
 }  // namespace
 

@@ -835,6 +835,8 @@ void BpeModel::BuildBacktrack() {
   // ones in trie_slots_: one a prefix of 3 bytes or more (212,244 of them for cl100k_base's
   // 643,574 bytes of tokens), counted from the sorted tokens to size the table (at most 2/3 full,
   // and the smaller it is, the more of its look-ups hit the caches while encoding).
+  // shared[k]: the bytes the k-th token shares with the one before it.
+  std::vector<uint32_t> shared(sorted.size(), 0);
   size_t deep_nodes = 0;
   for (size_t k = 0; k < sorted.size(); ++k) {
     const std::string_view bytes = Bytes(sorted[k]);
@@ -844,7 +846,8 @@ void BpeModel::BuildBacktrack() {
       const size_t limit = std::min(bytes.size(), before.size());
       while (common < limit && before[common] == bytes[common]) ++common;
     }
-    deep_nodes += bytes.size() - std::max<size_t>(std::min(common, bytes.size()), 2);
+    shared[k] = static_cast<uint32_t>(common);
+    deep_nodes += bytes.size() - std::max<size_t>(common, 2);
   }
   size_t capacity = 16;
   while (capacity < deep_nodes + deep_nodes / 2 + 1) capacity *= 2;
@@ -866,14 +869,12 @@ void BpeModel::BuildBacktrack() {
   for (int b = 0; b < 256; ++b) trie_root_[b] = byte_ids_[b];
   next_prefix_.assign(n_ids, kNone);
   std::vector<TrieSlot*> path;  // path[d]: the slot of the token's first d + 1 bytes (d >= 1)
-  std::string_view previous;
-  for (const uint32_t id : sorted) {
+  for (size_t k = 0; k < sorted.size(); ++k) {
+    const uint32_t id = sorted[k];
     const std::string_view bytes = Bytes(id);
     const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
     const size_t length = bytes.size();
-    size_t common = 0;  // bytes shared with the previous token
-    const size_t limit = std::min(length, previous.size());
-    while (common < limit && previous[common] == bytes[common]) ++common;
+    const size_t common = shared[k];
     if (path.size() < length) path.resize(length, nullptr);
     size_t d = 1;  // path[1..d) are this token's
     if (common >= 2) {
@@ -893,7 +894,6 @@ void BpeModel::BuildBacktrack() {
     path[length - 1]->token = id;
     next_prefix_[id] = prefix;
     max_token_length_ = std::max<size_t>(max_token_length_, length);
-    previous = bytes;
   }
   backtrack_ok_ = true;
 }
