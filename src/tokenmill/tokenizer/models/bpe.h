@@ -9,7 +9,8 @@
 //           Unless `ignore_merges`, a piece that is itself a token is only taken whole if merging
 //           its bytes gives that token (computed at load), so results never differ from merging.
 // Both rules are implemented on one pair table (left id, right id) -> (priority, result id): for
-// kRanks it holds every split of every token into two tokens. The table packs a pair into 8
+// kRanks it holds the one split of each token that merging can form (the last merge of the
+// token's own bytes; see Finish()). The table packs a pair into 8
 // bytes, and a Bloom filter in front of it answers most look-ups (about 70% of the pairs looked
 // up do not merge); pairs of two single bytes come from a 256 x 256 array. Short pieces merge
 // with a linear scan (as tiktoken; shifting the arrays costs less than linking them at these
@@ -43,9 +44,10 @@
 // repeated work, never other ids). Exact where the merge of every token's bytes goes in rising
 // priority (each split's parts formed at lower priorities than the token: true of the gpt2,
 // cl100k_base and o200k_base ranks; checked then, backtracks() says) and merge results are
-// concatenations with a token for each of the 256 bytes, for both rules; kAuto uses it for
-// pieces of kBacktrackMinBytes or more (runs of one letter: 5-7x the heap), and the cache and
-// the linear merge below (as fast on the shared corpus).
+// concatenations with a token for each of the 256 bytes, for both rules. kAuto uses it for
+// pieces of kBacktrackMinBytes or more once its tables are built (see kBacktrackBuildBytes; runs
+// of one letter: 5-7x the heap), and the cache and the linear merge below (as fast on the shared
+// corpus).
 // Limits: ids below 2^21 - 1, at most 2^22 - 1 pairs (Finish() says so). Thread-safety:
 // immutable after Finish(); EncodePiece() may run on many threads.
 #pragma once
@@ -80,6 +82,11 @@ class BpeModel {
   // kAuto encodes pieces of this many bytes or more with the backtracking encoder where it
   // applies (backtracks()); shorter ones go through the cache and the linear merge.
   static constexpr size_t kBacktrackMinBytes = 65;
+  // kAuto builds the backtracking encoder's tables (about 30 ms for cl100k_base) once a piece of
+  // this many bytes comes, or once the pieces of kBacktrackMinBytes or more merged without them
+  // add up to it; until then those merge as shorter ones do (a job that meets a few long pieces
+  // never pays for the tables).
+  static constexpr size_t kBacktrackBuildBytes = 64 * 1024;
   // Pieces of this many bytes or more (4 GiB) are encoded in chunks of kMaxPieceBytes - 1 bytes.
   static constexpr size_t kMaxPieceBytes = size_t{1} << 32;
 
@@ -117,12 +124,12 @@ class BpeModel {
   Status Finish();
 
   // How a piece that is not taken whole is merged. kAuto: the backtracking encoder for pieces of
-  // kBacktrackMinBytes or more where backtracks(); else the cache, the exact split of long
-  // pieces, linear up to kLinearMergeMaxBytes, heap above. kLinear (pieces up to
-  // kLinearMergeMaxBytes only, heap above) and kHeap merge the whole piece, with neither cache nor
-  // split. (For tests and benchmarks; all give the same ids.)
-  // kBacktrack: the backtracking encoder (see above) on the whole piece, without the cache;
-  // where backtracks() is false it merges as kAuto.
+  // kBacktrackMinBytes or more where backtracks() (see kBacktrackBuildBytes); else the cache, the
+  // exact split of long pieces, linear up to kLinearMergeMaxBytes, heap above. kLinear (pieces up
+  // to kLinearMergeMaxBytes only, heap above) and kHeap merge the whole piece, with neither cache
+  // nor split. (For tests and benchmarks; all give the same ids.) kBacktrack: the backtracking
+  // encoder (see above) on the whole piece, without the cache; where backtracks() is false it
+  // merges as kAuto.
   enum class Algorithm { kAuto, kLinear, kHeap, kBacktrack };
 
   // Whether the backtracking encoder applies to this model (see above). After Finish().
@@ -204,7 +211,10 @@ class BpeModel {
   void InsertPair(uint32_t left, uint32_t right, uint32_t priority, uint32_t result);
   void InsertToken(uint32_t id);
   bool TakeWhole(uint32_t id) const;
-  size_t MergeLinearParts(uint32_t* parts, Pair* pairs, size_t m) const;
+  struct Split;
+  // The linear merge of parts[0..m) (pairs[k] the pair of parts k and k + 1); leaves the result
+  // in parts[0..r) and returns r; the last merge in *last if not null.
+  size_t MergeLinearParts(uint32_t* parts, Pair* pairs, size_t m, Split* last = nullptr) const;
   void MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) const;
   void MergeHeap(std::string_view piece, std::vector<uint32_t>* ids) const;
   // The merge of parts[0..n), pairs[k] the pair of parts k and k + 1 (pairs.size() == n, the last
@@ -229,6 +239,8 @@ class BpeModel {
     uint32_t right = kNone;
     uint32_t rank = 0;  // that merge's priority + 1; 0 for a single byte (a leaf)
   };
+  // The split of every token (splits_) and whether its bytes merge to itself (usable_).
+  void ComputeSplits();
   // Builds the split table, the prefix trie and next_prefix_; sets backtrack_ok_.
   void BuildBacktrack();
   // Builds the tables once (thread-safe); returns backtrack_ok_.
@@ -236,7 +248,11 @@ class BpeModel {
   struct BacktrackOnce {
     std::mutex mu;
     std::atomic<bool> built{false};
+    std::atomic<uint64_t> long_bytes{0};  // see kBacktrackBuildBytes
   };
+  // kAuto: whether a piece of kBacktrackMinBytes or more goes to the backtracking encoder
+  // (building its tables if the time has come, see kBacktrackBuildBytes).
+  bool UseBacktrack(size_t piece_bytes) const;
   std::shared_ptr<BacktrackOnce> backtrack_once_ = std::make_shared<BacktrackOnce>();
   // BPE(bytes(a) + bytes(b)) == [a, b], for tokens whose own bytes merge to themselves.
   bool IsValidPair(uint32_t a, uint32_t b) const;
@@ -292,6 +308,7 @@ class BpeModel {
   // by (parent node, byte); each slot holds the token of its child node, so one probe a byte.
   bool backtrack_ok_ = false;
   std::vector<Split> splits_;
+  std::vector<uint8_t> usable_;
   std::vector<uint32_t> next_prefix_;
   uint32_t trie_root_[256];
   std::vector<TrieSlot> trie2_;
