@@ -580,9 +580,19 @@ inline size_t BpeModel::MergeLinearParts(uint32_t* parts, Pair* pairs, size_t m,
     const size_t best = best_key & 63;
     if (last != nullptr) *last = {parts[best], parts[best + 1], pairs[best].priority + 1};
     parts[best] = pairs[best].result;
-    // Remove part best + 1 and pair best + 1 (pair best is recomputed below).
-    for (size_t k = best + 1; k + 1 < m; ++k) parts[k] = parts[k + 1];
-    for (size_t k = best + 1; k + 2 < m; ++k) pairs[k] = pairs[k + 1];
+    // Remove part best + 1 and pair best + 1 (pair best is recomputed below), 16 bytes at a
+    // time (the arrays have kLinearSlack entries past m for the last copy's overrun): a call to
+    // memmove cost more than these few moves.
+    for (size_t k = best + 1; k + 1 < m; k += 4) {
+      uint32_t moved[4];
+      std::memcpy(moved, parts + k + 1, sizeof moved);
+      std::memcpy(parts + k, moved, sizeof moved);
+    }
+    for (size_t k = best + 1; k + 2 < m; k += 2) {
+      Pair moved[2];
+      std::memcpy(moved, pairs + k + 1, sizeof moved);
+      std::memcpy(pairs + k, moved, sizeof moved);
+    }
     --m;
     if (best > 0) pairs[best - 1] = LookupPair(parts[best - 1], parts[best]);
     if (best + 1 < m) pairs[best] = LookupPair(parts[best], parts[best + 1]);
@@ -592,8 +602,8 @@ inline size_t BpeModel::MergeLinearParts(uint32_t* parts, Pair* pairs, size_t m,
 
 void BpeModel::MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) const {
   // parts[k] is a token; pairs[k] describes the merge of parts[k] and parts[k + 1].
-  uint32_t parts[kLinearMergeMaxBytes];
-  Pair pairs[kLinearMergeMaxBytes];
+  uint32_t parts[kLinearMergeMaxBytes + kLinearSlack];
+  Pair pairs[kLinearMergeMaxBytes + kLinearSlack];
   size_t m = piece.size();
   const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
   for (size_t k = 0; k < m; ++k) parts[k] = byte_ids_[bytes[k]];
@@ -745,8 +755,8 @@ void BpeModel::MergeIds(std::span<const uint32_t> parts, std::vector<uint32_t>* 
     return;
   }
   if (n <= kLinearMergeMaxBytes) {
-    uint32_t p[kLinearMergeMaxBytes];
-    Pair pairs[kLinearMergeMaxBytes];
+    uint32_t p[kLinearMergeMaxBytes + kLinearSlack];
+    Pair pairs[kLinearMergeMaxBytes + kLinearSlack];
     size_t m = n;
     for (size_t k = 0; k < m; ++k) p[k] = parts[k];
     for (size_t k = 0; k + 1 < m; ++k) pairs[k] = LookupPair(p[k], p[k + 1]);
@@ -781,8 +791,8 @@ void BpeModel::ComputeSplits() {
       continue;
     }
     if (bytes.size() <= kLinearMergeMaxBytes) {  // the linear merge, keeping its last step
-      uint32_t p[kLinearMergeMaxBytes];
-      Pair pairs[kLinearMergeMaxBytes];
+      uint32_t p[kLinearMergeMaxBytes + kLinearSlack];
+      Pair pairs[kLinearMergeMaxBytes + kLinearSlack];
       const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
       const size_t m = bytes.size();
       for (size_t k = 0; k < m; ++k) p[k] = byte_ids_[b[k]];

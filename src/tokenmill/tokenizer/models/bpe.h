@@ -74,6 +74,8 @@ class BpeModel {
   static constexpr uint32_t kNone = UINT32_MAX;
   // Pieces of at most this many bytes merge with the linear scan.
   static constexpr size_t kLinearMergeMaxBytes = 64;
+  // Room past the end of the linear merge's arrays (their shifts move 16 bytes at a time).
+  static constexpr size_t kLinearSlack = 4;
   // kAuto merges pieces (or parts of them) of this many bytes or more with a bucket queue first:
   // in a trained vocabulary a merge creates pairs of later priorities only, so the pairs of one
   // priority can be taken in position order, each bucket once (linear in practice, and 8 bytes a
