@@ -254,6 +254,97 @@ inline BpeModel::Pair BpeModel::LookupPair(uint32_t left, uint32_t right) const 
   }
 }
 
+void BpeModel::FillBytePairs() {
+  byte_pairs_.assign(256 * 256, Pair{});
+  for (int a = 0; a < 256; ++a) {
+    for (int b = 0; b < 256; ++b) byte_pairs_[a * 256 + b] = LookupPair(byte_ids_[a], byte_ids_[b]);
+  }
+}
+
+// tiktoken ranks: a pair merges if its bytes are a token, but only a token's own last merge ever
+// does. The parts of a merge are each the merge of their own bytes (no merge crossed their
+// edges), so merging the token's bytes alone forms the same two parts and merges them last; any
+// other split of a token into two tokens is never the next merge wherever it occurs, and leaving
+// it out of the table changes no result. One pair per token instead of every split (cl100k_base:
+// 100 K instead of 233 K): a table and filter half the size, fewer cache misses when merging.
+// The tokens are taken by length: merging a token's bytes forms only shorter tokens before its
+// own last merge, whose pairs are in the table by then, so the merge stops at the two parts of
+// that last merge (or at more, for a token that merging never forms: it gets no pair). This also
+// gives every token's split and whether it is usable for the backtracking encoder.
+void BpeModel::BuildRankPairs() {
+  const size_t n_ids = spans_.size();
+  splits_.assign(n_ids, Split{});
+  usable_.assign(n_ids, 0);
+  size_t capacity = 16;
+  while (capacity < 2 * token_count_) capacity *= 2;
+  pair_slots_.assign(capacity, kEmptyPair);
+  size_t filter_words = 1;
+  while (filter_words * 64 < 8 * token_count_) filter_words *= 2;
+  pair_filter_.assign(filter_words, 0);
+  pair_count_ = 0;
+  // The ids by the length of their bytes (a counting sort).
+  size_t longest = 0;
+  for (const Span& span : spans_) longest = std::max<size_t>(longest, span.length);
+  std::vector<uint32_t> starts(longest + 2, 0);
+  for (const Span& span : spans_) ++starts[span.length + 1];
+  for (size_t length = 1; length <= longest + 1; ++length) starts[length] += starts[length - 1];
+  std::vector<uint32_t> by_length(n_ids);
+  for (uint32_t id = 0; id < n_ids; ++id) by_length[starts[spans_[id].length]++] = id;
+  // starts[length] is now the end of that length's ids (the start of the next).
+  std::vector<uint32_t> parts;
+  std::vector<uint32_t> priorities;
+  size_t at = 0;
+  for (size_t length = 0; length <= longest; ++length) {
+    if (length == 3) FillBytePairs();  // every 2-byte token's pair is in the table
+    for (; at < starts[length]; ++at) {
+      const uint32_t id = by_length[at];
+      const std::string_view bytes = Bytes(id);
+      if (bytes.size() < 2) {
+        usable_[id] = bytes.size() == 1 && byte_ids_[static_cast<unsigned char>(bytes[0])] == id;
+        continue;
+      }
+      const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
+      uint32_t left = byte_ids_[b[0]];
+      uint32_t right = byte_ids_[b[1]];
+      if (bytes.size() > 2 && bytes.size() <= kLinearMergeMaxBytes) {
+        uint32_t p[kLinearMergeMaxBytes + kLinearSlack];
+        Pair pairs[kLinearMergeMaxBytes + kLinearSlack];
+        const size_t m = bytes.size();
+        for (size_t k = 0; k < m; ++k) p[k] = byte_ids_[b[k]];
+        for (size_t k = 0; k + 1 < m; ++k) pairs[k] = byte_pairs_[b[k] * 256 + b[k + 1]];
+        if (MergeLinearParts(p, pairs, m) != 2) continue;
+        left = p[0];
+        right = p[1];
+      } else if (bytes.size() > 2) {  // a long token: the same merge on vectors
+        parts.clear();
+        for (const char c : bytes) parts.push_back(byte_ids_[static_cast<unsigned char>(c)]);
+        priorities.assign(parts.size(), kNone);
+        for (size_t k = 0; k + 1 < parts.size(); ++k) {
+          priorities[k] = LookupPair(parts[k], parts[k + 1]).priority;
+        }
+        while (parts.size() > 1) {
+          const size_t best = static_cast<size_t>(
+              std::min_element(priorities.begin(), priorities.end() - 1) - priorities.begin());
+          if (priorities[best] == kNone) break;
+          parts[best] = LookupPair(parts[best], parts[best + 1]).result;
+          parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+          priorities.erase(priorities.begin() + static_cast<std::ptrdiff_t>(best) + 1);
+          if (best > 0) priorities[best - 1] = LookupPair(parts[best - 1], parts[best]).priority;
+          priorities[best] =
+              best + 1 < parts.size() ? LookupPair(parts[best], parts[best + 1]).priority : kNone;
+        }
+        if (parts.size() != 2) continue;
+        left = parts[0];
+        right = parts[1];
+      }
+      InsertPair(left, right, id, id);
+      splits_[id] = {left, right, id + 1};
+      usable_[id] = 1;
+    }
+  }
+  if (longest < 3) FillBytePairs();
+}
+
 Status BpeModel::Finish() {
   if (rule_ == MergeRule::kRanks) {
     for (int b = 0; b < 256; ++b) {
@@ -268,17 +359,13 @@ Status BpeModel::Finish() {
     uint32_t left, right, priority, result;
   };
   std::vector<Entry> entries;
+  constexpr size_t kMaxIds = (size_t{1} << 21) - 1;
   if (rule_ == MergeRule::kRanks) {
-    entries.reserve(token_count_ * 3);
-    for (uint32_t id = 0; id < spans_.size(); ++id) {
-      const std::string_view bytes = Bytes(id);
-      for (size_t k = 1; k < bytes.size(); ++k) {
-        const uint32_t left = Find(bytes.substr(0, k));
-        if (left == kNone) continue;
-        const uint32_t right = Find(bytes.substr(k));
-        if (right != kNone) entries.push_back({left, right, id, id});
-      }
+    if (spans_.size() > kMaxIds) {
+      return Status::InvalidArgument("more than " + std::to_string(kMaxIds - 1) +
+                                     " token ids are not supported");
     }
+    BuildRankPairs();
   } else {
     entries.reserve(merges_.size());
     std::string joined;
@@ -296,7 +383,6 @@ Status BpeModel::Finish() {
     merges_.clear();
     merges_.shrink_to_fit();
   }
-  constexpr size_t kMaxIds = (size_t{1} << 21) - 1;
   if (spans_.size() > kMaxIds || entries.size() > kPriorityMask) {
     return Status::InvalidArgument("more than " + std::to_string(kMaxIds - 1) + " token ids or " +
                                    std::to_string(kPriorityMask) + " merges are not supported");
@@ -311,7 +397,7 @@ Status BpeModel::Finish() {
     }
     merge_results_.assign(priorities, kNone);
   }
-  const auto build_table = [&] {
+  if (rule_ == MergeRule::kMerges) {
     size_t capacity = 16;
     while (capacity < 2 * entries.size()) capacity *= 2;
     pair_slots_.assign(capacity, kEmptyPair);
@@ -320,29 +406,9 @@ Status BpeModel::Finish() {
     pair_filter_.assign(filter_words, 0);
     pair_count_ = 0;
     for (const Entry& e : entries) InsertPair(e.left, e.right, e.priority, e.result);
-    byte_pairs_.assign(256 * 256, Pair{});
-    for (int a = 0; a < 256; ++a) {
-      for (int b = 0; b < 256; ++b) {
-        byte_pairs_[a * 256 + b] = LookupPair(byte_ids_[a], byte_ids_[b]);
-      }
-    }
-  };
-  build_table();
-  splits_.clear();
-  usable_.clear();
-  if (rule_ == MergeRule::kRanks) {
-    // Only a token's own last merge ever merges: the parts of a merge are each the merge of their
-    // own bytes (no merge crossed their edges), so merging the token's bytes alone forms the same
-    // two parts and then merges them last. Any other split of a token into two tokens is never
-    // the next merge wherever it occurs, and leaving it out of the table changes no result. That
-    // keeps one pair per token instead of every split (cl100k_base: 100 K instead of 233 K), a
-    // table and filter half the size, with fewer cache misses when merging.
-    ComputeSplits();
-    std::erase_if(entries, [this](const Entry& e) {
-      const Split& split = splits_[e.result];
-      return split.rank == 0 || split.left != e.left || split.right != e.right;
-    });
-    build_table();
+    FillBytePairs();
+    splits_.clear();  // computed when the backtracking encoder needs them
+    usable_.clear();
   }
   // The exact split needs every merge result to be the concatenation of its parts.
   split_ok_ = true;

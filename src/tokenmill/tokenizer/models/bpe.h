@@ -243,6 +243,10 @@ class BpeModel {
   };
   // The split of every token (splits_) and whether its bytes merge to itself (usable_).
   void ComputeSplits();
+  // kRanks: the pair table of the tokens' own last merges, byte_pairs_, splits_ and usable_.
+  void BuildRankPairs();
+  // byte_pairs_ from the pair table.
+  void FillBytePairs();
   // Builds the split table, the prefix trie and next_prefix_; sets backtrack_ok_.
   void BuildBacktrack();
   // Builds the tables once (thread-safe); returns backtrack_ok_.
