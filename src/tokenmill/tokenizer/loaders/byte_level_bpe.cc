@@ -1,11 +1,8 @@
 #include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
 
-#include <utf8proc.h>
-
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
-#include <cstdlib>
 #include <exception>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -18,6 +15,7 @@
 #include "tokenmill/base/utf8.h"
 #include "tokenmill/tokenizer/loaders/json_parse.h"
 #include "tokenmill/tokenizer/models/bpe.h"
+#include "tokenmill/tokenizer/normalizers/normal_form.h"
 #include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
 #include "tokenmill/tokenizer/pre_tokenizers/unicode_classes.h"
 
@@ -397,34 +395,19 @@ class BpeTokenizer final : public Tokenizer {
   }
 
   std::string Normalize(std::string_view text) const {
-    int options = UTF8PROC_STABLE;
     switch (normal_form_) {
       case NormalForm::kNfc:
-        options |= UTF8PROC_COMPOSE;
-        break;
+        return ToNormalForm(text, tokenmill::NormalForm::kNfc);
       case NormalForm::kNfd:
-        options |= UTF8PROC_DECOMPOSE;
-        break;
+        return ToNormalForm(text, tokenmill::NormalForm::kNfd);
       case NormalForm::kNfkc:
-        options |= UTF8PROC_COMPOSE | UTF8PROC_COMPAT;
-        break;
+        return ToNormalForm(text, tokenmill::NormalForm::kNfkc);
       case NormalForm::kNfkd:
-        options |= UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT;
-        break;
+        return ToNormalForm(text, tokenmill::NormalForm::kNfkd);
       case NormalForm::kNone:
-        return std::string(text);
+        break;
     }
-    utf8proc_uint8_t* out = nullptr;
-    const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
-                                            static_cast<utf8proc_ssize_t>(text.size()), &out,
-                                            static_cast<utf8proc_option_t>(options));
-    if (n < 0) {  // cannot happen on valid UTF-8; keep the text rather than lose it
-      std::free(out);
-      return std::string(text);
-    }
-    std::string result(reinterpret_cast<const char*>(out), static_cast<size_t>(n));
-    std::free(out);
-    return result;
+    return std::string(text);
   }
 
   void EncodeStage(size_t stage, std::string_view text, std::vector<uint32_t>* ids) const {

@@ -2,7 +2,6 @@
 
 #include <utf8proc.h>
 
-#include <cstdlib>
 #include <utility>
 #include <vector>
 
@@ -95,36 +94,7 @@ void ReplaceNormalizer::Normalize(Segment* segment) const {
 }
 
 void UnicodeNormalizer::Normalize(Segment* segment) const {
-  std::string& s = segment->text;
-  bool ascii = true;
-  for (char c : s) {
-    if (static_cast<unsigned char>(c) >= 0x80) {
-      ascii = false;
-      break;
-    }
-  }
-  if (ascii || s.empty()) return;  // every normal form leaves ASCII alone
-  int options = UTF8PROC_STABLE;
-  switch (form_) {
-    case NormalForm::kNfc:
-      options |= UTF8PROC_COMPOSE;
-      break;
-    case NormalForm::kNfd:
-      options |= UTF8PROC_DECOMPOSE;
-      break;
-    case NormalForm::kNfkc:
-      options |= UTF8PROC_COMPOSE | UTF8PROC_COMPAT;
-      break;
-    case NormalForm::kNfkd:
-      options |= UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT;
-      break;
-  }
-  utf8proc_uint8_t* out = nullptr;
-  const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(s.data()),
-                                          static_cast<utf8proc_ssize_t>(s.size()), &out,
-                                          static_cast<utf8proc_option_t>(options));
-  if (n >= 0) s.assign(reinterpret_cast<const char*>(out), static_cast<size_t>(n));
-  std::free(out);  // n < 0 cannot happen on valid UTF-8: the text is kept
+  NormalizeInPlace(&segment->text, form_);  // ASCII and text already in the form stay as they are
 }
 
 void LowercaseNormalizer::Normalize(Segment* segment) const {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "tokenmill/base/status.h"
+#include "tokenmill/tokenizer/normalizers/normal_form.h"
 #include "tokenmill/tokenizer/normalizers/normalizer.h"
 
 namespace tokenmill::bpe {
@@ -47,7 +48,7 @@ class ReplaceNormalizer final : public Normalizer {
   std::string content_;
 };
 
-enum class NormalForm { kNfc, kNfd, kNfkc, kNfkd };
+using NormalForm = tokenmill::NormalForm;
 
 // "NFC", "NFD", "NFKC", "NFKD".
 class UnicodeNormalizer final : public Normalizer {
