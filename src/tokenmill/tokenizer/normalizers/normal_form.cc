@@ -88,7 +88,8 @@ class Seconds {
       }
     }
     for (char32_t cp = 0x1161; cp <= 0x1175; ++cp) bits[cp] = true;  // Hangul V
-    for (char32_t cp = 0x11A8; cp <= 0x11C2; ++cp) bits[cp] = true;  // Hangul T
+    // Hangul T (utf8proc also composes U+11A7, the base before the first trailing consonant).
+    for (char32_t cp = 0x11A7; cp <= 0x11C2; ++cp) bits[cp] = true;
   }
   const std::unique_ptr<std::bitset<kCompositionLimit>> bits_;
 };
