@@ -32,6 +32,15 @@ inline uint64_t Load64(const char* p, size_t n) {
          (static_cast<uint64_t>(b[n - 1]) << (8 * (n - 1)));
 }
 
+// Whether a[0..n) == b[0..n), n <= 24, without a call (overlapping 8-byte loads, none past n).
+inline bool SameShortBytes(const char* a, const char* b, size_t n) {
+  if (n <= 8) return Load64(a, n) == Load64(b, n);
+  const uint64_t head = Load64(a, 8) ^ Load64(b, 8);
+  const uint64_t tail = Load64(a + n - 8, 8) ^ Load64(b + n - 8, 8);
+  if (n <= 16) return (head | tail) == 0;
+  return (head | tail | (Load64(a + 8, 8) ^ Load64(b + 8, 8))) == 0;
+}
+
 inline uint64_t Mix(uint64_t h) {
   h ^= h >> 32;
   h *= 0xD6E8FEB86659FD93ULL;
@@ -51,11 +60,14 @@ inline size_t Hash3(uint32_t key) { return (key * 0x9E3779B97F4A7C15ULL) >> 40; 
 struct PieceCache {
   static constexpr size_t kMaxBytes = 22;
   static constexpr size_t kMaxIds = 7;
-  static constexpr size_t kEntries = 4096;
+  static constexpr size_t kEntries = 8192;
+  static constexpr uint8_t kWhole = 0x80;
+  // A whole piece's key: its hash with other slot bits than the same bytes as a part's.
+  static constexpr uint64_t kWholeKey = uint64_t{0x9E3779B9} << 40;
   struct Entry {
     uint64_t hash = 0;
     uint32_t serial = 0;  // 0: empty (model serials start at 1)
-    uint8_t length = 0;   // | 0x80: a whole piece (see EncodeCached)
+    uint8_t length = 0;   // | kWhole: a whole piece (see EncodePiece), else a part
     uint8_t id_count = 0;
     char bytes[kMaxBytes];
     uint32_t ids[kMaxIds];
@@ -68,6 +80,22 @@ struct PieceCache {
     return cache;
   }
   Entry& Slot(uint64_t hash) { return entries[(hash >> 40) & (kEntries - 1)]; }
+};
+
+// A per-thread memo of BpeModel::IsValidPair for the characterwise encoder: the pairs across
+// the characters of CJK text repeat (common bigrams). Direct-mapped, 8192 entries (128 KiB).
+struct PairValidityCache {
+  struct Entry {
+    uint64_t key = UINT64_MAX;  // left id << 21 | right id
+    uint32_t serial = 0;        // 0: empty
+    uint32_t valid = 0;
+  };
+  static constexpr size_t kEntries = 8192;  // HashPairKey(...) >> 51
+  std::unique_ptr<Entry[]> entries{new Entry[kEntries]};
+  static PairValidityCache& ForThread() {
+    thread_local PairValidityCache cache;
+    return cache;
+  }
 };
 
 std::atomic<uint32_t> next_model_serial{1};
@@ -466,6 +494,76 @@ Status BpeModel::Finish() {
   return Status::Ok();
 }
 
+void BpeModel::BuildValidPairs() {
+  valid_pairs_ok_ = false;
+  // Needs a token for every byte (every piece then has an encoding of usable tokens) and merge
+  // results that are the concatenation of their parts (the bytes of a token are its leaves).
+  if (!split_ok_) return;
+  for (int b = 0; b < 256; ++b) {
+    if (byte_ids_[b] == kNone) return;
+  }
+  // The split of every token (see ComputeSplits); a token whose bytes do not merge to itself is
+  // never part of an encoding of a longer piece, and is left out (rank 0, not in the trie).
+  // kRanks computed them in Finish().
+  if (splits_.size() != spans_.size()) ComputeSplits();
+  const size_t n_ids = spans_.size();
+  // The validity test reads priorities as the order in which merges happen; that holds when the
+  // merge of every token's bytes goes in rising priority: each split's parts were formed at lower
+  // priorities than the token (true of trained vocabularies, where a merge creates pairs of later
+  // priorities only). Otherwise neither the backtracking encoder nor the characterwise one is
+  // used.
+  for (uint32_t id = 0; id < n_ids; ++id) {
+    const Split& s = splits_[id];
+    if (s.rank == 0) continue;
+    if (splits_[s.left].rank >= s.rank || splits_[s.right].rank >= s.rank) {
+      return;
+    }
+  }
+  // The merge of every sequence of 3 bytes that a character of 3 bytes can be (a lead byte
+  // 0xE0..0xEF, two continuation bytes), its ids packed (see char3_).
+  char3_.assign(size_t{1} << 16, 0);
+  std::vector<uint32_t> ids;
+  for (uint32_t index = 0; index < char3_.size(); ++index) {
+    const char bytes[3] = {static_cast<char>(0xE0 | (index >> 12)),
+                           static_cast<char>(0x80 | ((index >> 6) & 63)),
+                           static_cast<char>(0x80 | (index & 63))};
+    ids.clear();
+    MergeLinear(std::string_view(bytes, 3), &ids);
+    uint64_t packed = 0;
+    for (size_t k = ids.size(); k-- > 0;) packed = (packed << 21) | (ids[k] + 1);
+    char3_[index] = packed;
+  }
+  // The tokens of kCharacterwiseMinBytes or more with a wide character, in a Bloom filter of
+  // about 16 bits a token (two in one word), as the pair filter.
+  std::vector<uint32_t> wide;
+  for (uint32_t id = 0; id < n_ids; ++id) {
+    const std::string_view bytes = Bytes(id);
+    if (bytes.size() >= kCharacterwiseMinBytes && HasWideCharacter(bytes)) wide.push_back(id);
+  }
+  size_t words = 1;
+  while (words * 4 < wide.size()) words *= 2;
+  wide_token_filter_.assign(words, 0);
+  for (const uint32_t id : wide) {
+    const uint64_t hash = HashBytes(Bytes(id));
+    wide_token_filter_[(hash >> 12) & (words - 1)] |=
+        (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
+  }
+  valid_pairs_ok_ = true;
+}
+
+bool BpeModel::EnsureValidPairs() const {
+  BacktrackOnce& once = *backtrack_once_;
+  if (!once.valid_pairs_built.load(std::memory_order_acquire)) {
+    std::lock_guard<std::mutex> lock(once.valid_pairs_mu);
+    if (!once.valid_pairs_built.load(std::memory_order_relaxed)) {
+      // As in EnsureBacktrack: written once here, read only after the release below.
+      const_cast<BpeModel*>(this)->BuildValidPairs();
+      once.valid_pairs_built.store(true, std::memory_order_release);
+    }
+  }
+  return valid_pairs_ok_;
+}
+
 bool BpeModel::EnsureBacktrack() const {
   BacktrackOnce& once = *backtrack_once_;
   if (!once.built.load(std::memory_order_acquire)) {
@@ -520,6 +618,51 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
     return;
   }
   const uint64_t hash = HashBytes(piece);
+  const bool auto_algorithm = algorithm == Algorithm::kAuto || algorithm == Algorithm::kBacktrack;
+  if (auto_algorithm && piece.size() >= kCharacterwiseMinBytes &&
+      piece.size() <= kCharacterwiseMaxBytes && HasWideCharacter(piece) && EnsureValidPairs()) {
+    // Pieces of several wide characters (CJK runs) rarely repeat: they would only push the
+    // pieces that do out of the cache. Few of them are tokens (a filter says which may be).
+    if (MayBeWideToken(hash)) {
+      const uint32_t whole = FindHashed(piece, hash);
+      if (TakeWhole(whole)) {
+        ids->push_back(whole);
+        return;
+      }
+    }
+    if (EncodeCharacterwise(piece, ids)) return;
+    EncodeUncached(piece, hash, ids, algorithm);
+    return;
+  }
+  if (algorithm == Algorithm::kAuto && piece.size() <= PieceCache::kMaxBytes) {
+    // Whole pieces have entries of their own (a piece that is a token is taken whole, which
+    // the merge of the same bytes as a part of a piece may not give), in other slots.
+    const uint64_t key = hash ^ PieceCache::kWholeKey;
+    PieceCache::Entry& e = PieceCache::ForThread().Slot(key);
+    const auto length = static_cast<uint8_t>(piece.size() | PieceCache::kWhole);
+    if (e.serial == serial_ && e.hash == key && e.length == length &&
+        SameShortBytes(e.bytes, piece.data(), piece.size())) {
+      ids->insert(ids->end(), e.ids, e.ids + e.id_count);
+      return;
+    }
+    const size_t before = ids->size();
+    EncodeUncached(piece, hash, ids);
+    const size_t count = ids->size() - before;
+    if (count <= PieceCache::kMaxIds) {
+      e.serial = serial_;
+      e.hash = key;
+      e.length = length;
+      e.id_count = static_cast<uint8_t>(count);
+      std::memcpy(e.bytes, piece.data(), piece.size());
+      std::copy(ids->begin() + static_cast<std::ptrdiff_t>(before), ids->end(), e.ids);
+    }
+    return;
+  }
+  EncodeUncached(piece, hash, ids, algorithm);
+}
+
+void BpeModel::EncodeUncached(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids,
+                              Algorithm algorithm) const {
   const uint32_t whole = FindHashed(piece, hash);
   if (TakeWhole(whole)) {
     ids->push_back(whole);
@@ -559,6 +702,11 @@ bool BpeModel::EncodePieceStreaming(std::string_view piece, std::vector<uint32_t
   return EncodeBacktrack(piece, ids, backtrack_window_, &flush);
 }
 
+void BpeModel::MergeChunk(std::string_view chunk, std::vector<uint32_t>* ids) const {
+  MergeChunk(chunk,
+             chunk.size() > 1 && chunk.size() <= PieceCache::kMaxBytes ? HashBytes(chunk) : 0, ids);
+}
+
 void BpeModel::MergeChunk(std::string_view chunk, uint64_t hash, std::vector<uint32_t>* ids) const {
   if (chunk.size() == 1) {
     EmitPart(byte_ids_[static_cast<unsigned char>(chunk[0])], ids);
@@ -575,7 +723,7 @@ void BpeModel::EncodeCached(std::string_view piece, uint64_t hash,
                             std::vector<uint32_t>* ids) const {
   PieceCache::Entry& e = PieceCache::ForThread().Slot(hash);
   if (e.serial == serial_ && e.hash == hash && e.length == piece.size() &&
-      std::memcmp(e.bytes, piece.data(), piece.size()) == 0) {
+      SameShortBytes(e.bytes, piece.data(), piece.size())) {
     ids->insert(ids->end(), e.ids, e.ids + e.id_count);
     return;
   }
@@ -590,6 +738,86 @@ void BpeModel::EncodeCached(std::string_view piece, uint64_t hash,
     std::memcpy(e.bytes, piece.data(), piece.size());
     std::copy(ids->begin() + static_cast<std::ptrdiff_t>(before), ids->end(), e.ids);
   }
+}
+
+inline bool BpeModel::IsValidPairCached(uint32_t a, uint32_t b) const {
+  PairValidityCache& cache = PairValidityCache::ForThread();
+  const uint64_t key = (static_cast<uint64_t>(a) << 21) | b;
+  PairValidityCache::Entry& e = cache.entries[HashPairKey(key ^ serial_) >> 51];
+  if (e.key == key && e.serial == serial_) return e.valid != 0;
+  const bool valid = IsValidPair(a, b);
+  e = {key, serial_, valid};
+  return valid;
+}
+
+inline bool BpeModel::MayBeWideToken(uint64_t hash) const {
+  const uint64_t word = wide_token_filter_[(hash >> 12) & (wide_token_filter_.size() - 1)];
+  const uint64_t bits = (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
+  return (word & bits) == bits;
+}
+
+bool BpeModel::HasWideCharacter(std::string_view piece) {
+  // A lead byte of 3 or 4 bytes has its top three bits set.
+  for (const char c : piece) {
+    if (static_cast<unsigned char>(c) >= 0xE0) return true;
+  }
+  return false;
+}
+
+bool BpeModel::EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>* ids) const {
+  const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
+  const size_t n = piece.size();
+  const size_t before = ids->size();
+  // The parts encoded so far: where each begins in the piece and in *ids.
+  struct Part {
+    uint32_t begin;
+    uint32_t first_id;
+  };
+  thread_local std::vector<Part> parts;
+  parts.clear();
+  size_t start = 0;
+  while (start < n) {
+    // The next part: one character of 3 or 4 bytes, or the bytes up to the next such character.
+    size_t end = start + 1;
+    size_t first = ids->size();
+    if (bytes[start] < 0xF0 && bytes[start] >= 0xE0 && start + 3 <= n &&
+        (bytes[start + 1] & 0xC0) == 0x80 && (bytes[start + 2] & 0xC0) == 0x80) {
+      uint64_t packed = char3_[((bytes[start] & 15u) << 12) | ((bytes[start + 1] & 63u) << 6) |
+                               (bytes[start + 2] & 63u)];
+      do {
+        ids->push_back(static_cast<uint32_t>(packed & kChar3IdMask) - 1);
+        packed >>= 21;
+      } while (packed != 0);
+      end = start + 3;
+    } else {
+      if (bytes[start] >= 0xE0) {
+        end = std::min(n, start + (bytes[start] >= 0xF0 ? 4 : 3));
+      } else {
+        while (end < n && bytes[end] < 0xE0) ++end;
+      }
+      MergeChunk(piece.substr(start, end - start), ids);
+    }
+    // The parts' encodings joined are the piece's if the pair across each cut is valid. Where
+    // one is not (a token spans the cut), the part is merged again with the one before it, and
+    // the new cut checked: in vocabularies with tokens of several characters (Chinese words)
+    // the parts become those words. A part past kLinearMergeMaxBytes gives up (the piece is
+    // then merged whole: no quadratic work on a piece whose every cut is spanned).
+    size_t begin = start;
+    while (first > before && !IsValidPairCached((*ids)[first - 1], (*ids)[first])) {
+      begin = parts.back().begin;
+      first = parts.back().first_id;
+      parts.pop_back();
+      if (end - begin > kLinearMergeMaxBytes) {
+        ids->resize(before);
+        return false;
+      }
+      ids->resize(first);
+      MergeChunk(piece.substr(begin, end - begin), ids);
+    }
+    parts.push_back({static_cast<uint32_t>(begin), static_cast<uint32_t>(first)});
+    start = end;
+  }
+  return true;
 }
 
 inline size_t BpeModel::TokenReach(const unsigned char* bytes, size_t i, size_t n) const {
@@ -908,27 +1136,9 @@ void BpeModel::BuildBacktrack() {
   max_token_length_ = 1;
   // Needs a token for every byte (every piece then has an encoding of usable tokens) and merge
   // results that are the concatenation of their parts (the bytes of a token are its leaves).
-  if (!split_ok_) return;
-  for (int b = 0; b < 256; ++b) {
-    if (byte_ids_[b] == kNone) return;
-  }
-  // The split of every token (see ComputeSplits); a token whose bytes do not merge to itself is
-  // never part of an encoding of a longer piece, and is left out (rank 0, not in the trie).
-  // kRanks computed them in Finish().
-  if (splits_.size() != spans_.size()) ComputeSplits();
+  if (!EnsureValidPairs()) return;
   const size_t n_ids = spans_.size();
   const std::vector<uint8_t>& usable = usable_;
-  // The validity test reads priorities as the order in which merges happen; that holds when the
-  // merge of every token's bytes goes in rising priority: each split's parts were formed at lower
-  // priorities than the token (true of trained vocabularies, where a merge creates pairs of later
-  // priorities only). Otherwise the backtracking encoder is not used.
-  for (uint32_t id = 0; id < n_ids; ++id) {
-    const Split& s = splits_[id];
-    if (s.rank == 0) continue;
-    if (splits_[s.left].rank >= s.rank || splits_[s.right].rank >= s.rank) {
-      return;
-    }
-  }
   // The trie of the usable tokens.
   size_t total = 0;
   for (uint32_t id = 0; id < n_ids; ++id) {

@@ -12,6 +12,7 @@
 
 #include "tokenmill/tokenizer/loaders/bpe_test_util.h"
 #include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
+#include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
 
 namespace tokenmill::bpe {
 namespace {
@@ -375,6 +376,108 @@ TEST(BpeModelTest, LinearAndHeapMergesAgree) {
               Encode(model, piece, BpeModel::Algorithm::kHeap))
         << piece;
   }
+}
+
+// Characters of 3 and 4 bytes (and ASCII letters) for the characterwise encoder's tests.
+const std::string kWideAlphabet[] = {
+    "\xe4\xb8\xad", "\xe6\x96\x87", "\xe7\x9a\x84", "\xe4\xba\xba", "\xf0\x9f\x98\x80", "a", "b"};
+
+std::string RandomWidePiece(std::mt19937& rng, size_t characters) {
+  std::string piece;
+  for (size_t k = 0; k < characters; ++k) {
+    const size_t pick = rng() % 16;
+    piece += pick < 10 ? kWideAlphabet[pick % 4] : kWideAlphabet[4 + pick % 3];
+  }
+  if (rng() % 8 == 0) piece.insert(rng() % (piece.size() + 1), 1, '\xe5');  // a broken one
+  return piece;
+}
+
+// A vocabulary grown as BPE training grows one (each token the concatenation of two earlier
+// ones, later ranks for later tokens) from the bytes of kWideAlphabet: tokens within a
+// character, tokens of several characters, and tokens across the cut between two characters
+// (the last byte of one and the first of the next).
+std::pair<BpeModel, Reference> RandomWideModel(MergeRule rule, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Reference ref{rule, {}, {}};
+  BpeModel model(rule);
+  for (int b = 0; b < 256; ++b) {
+    EXPECT_TRUE(model.AddToken(std::string(1, static_cast<char>(b)), b).ok());
+    ref.ids[std::string(1, static_cast<char>(b))] = b;
+  }
+  uint32_t next_id = 256;
+  for (int i = 0; i < 120; ++i) {
+    // A pair of adjacent tokens in the current encoding of a random text, as training picks.
+    const std::string text = RandomWidePiece(rng, 2 + rng() % 6);
+    std::vector<std::string> parts;
+    for (const uint32_t id : ref.Encode(text)) {
+      for (const auto& [bytes, token] : ref.ids) {
+        if (token == id) parts.push_back(bytes);
+      }
+    }
+    if (parts.size() < 2) continue;
+    const size_t k = rng() % (parts.size() - 1);
+    const std::string joined = parts[k] + parts[k + 1];
+    if (joined.size() > 12 || ref.ids.contains(joined)) continue;
+    EXPECT_TRUE(model.AddToken(joined, next_id).ok());
+    if (rule == MergeRule::kMerges) {
+      EXPECT_TRUE(model.AddMerge(ref.ids.at(parts[k]), ref.ids.at(parts[k + 1])).ok());
+      ref.line[{ref.ids.at(parts[k]), ref.ids.at(parts[k + 1])}] = next_id;
+    }
+    ref.ids[joined] = next_id++;
+  }
+  EXPECT_TRUE(model.Finish().ok());
+  return {std::move(model), std::move(ref)};
+}
+
+TEST(BpeModelTest, CharacterwiseMatchesAReferenceOnWideCharacters) {
+  // Pieces of CJK characters, an emoji, letters and a broken character, with vocabularies that
+  // have tokens across the cuts between characters (some cuts are then invalid and the piece is
+  // merged whole) and pieces that are tokens themselves.
+  size_t checked = 0;
+  for (const MergeRule rule : {MergeRule::kRanks, MergeRule::kMerges}) {
+    for (uint32_t seed = 1; seed <= 8; ++seed) {
+      auto [model, ref] = RandomWideModel(rule, seed);
+      SCOPED_TRACE(testing::Message() << "rule " << static_cast<int>(rule) << " seed " << seed);
+      ASSERT_TRUE(model.backtracks());
+      std::mt19937 rng(seed * 7 + 1);
+      std::vector<std::string> pieces;
+      for (int round = 0; round < 300; ++round) {
+        pieces.push_back(RandomWidePiece(rng, 2 + rng() % 30));
+      }
+      for (const auto& [bytes, id] : ref.ids) {
+        if (bytes.size() >= BpeModel::kCharacterwiseMinBytes) pieces.push_back(bytes);
+      }
+      for (const std::string& piece : pieces) {
+        const std::vector<uint32_t> want = ref.Encode(piece);
+        EXPECT_EQ(Encode(model, piece), want) << piece;
+        EXPECT_EQ(Encode(model, piece), want) << piece;  // the memos answer some now
+        EXPECT_EQ(Encode(model, piece, BpeModel::Algorithm::kHeap), want) << piece;
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 4800u);
+}
+
+TEST(BpeModelTest, CharacterwiseMatchesTheHeapOnChineseWithCl100k) {
+  // Every line of the Chinese sample through kAuto (characterwise for the CJK runs) and the heap,
+  // piece by piece as the cl100k_base pre-tokenizer cuts them.
+  BpeModel model = Cl100kModel();
+  const std::optional<std::string> text =
+      bpe_test::ReadFile(bpe_test::RepoPath("data/sample/part-00.txt"));
+  ASSERT_TRUE(text.has_value());
+  std::vector<std::string_view> pieces;
+  PreTokenizer::ForPattern(Pattern::kCl100k).Split(*text, &pieces);
+  size_t wide = 0;
+  for (const std::string_view piece : pieces) {
+    if (piece.size() < BpeModel::kCharacterwiseMinBytes ||
+        static_cast<unsigned char>(piece[0]) < 0x80) {
+      continue;
+    }
+    ++wide;
+    ASSERT_EQ(Encode(model, piece), Encode(model, piece, BpeModel::Algorithm::kHeap)) << piece;
+  }
+  EXPECT_GT(wide, 10000u);
 }
 
 TEST(BpeModelTest, LongPiecesAgreeWithTheHeapOnCl100k) {
