@@ -71,6 +71,30 @@ struct PieceCache {
     uint8_t id_count = 0;
     char bytes[kMaxBytes];
     uint32_t ids[kMaxIds];
+
+    bool Holds(uint32_t model, uint64_t key, uint8_t tag, std::string_view piece) const {
+      return serial == model && hash == key && length == tag &&
+             SameShortBytes(bytes, piece.data(), piece.size());
+    }
+    void AppendTo(std::vector<uint32_t>* out) const {
+      if (id_count == 1) {
+        out->push_back(ids[0]);
+      } else {
+        out->insert(out->end(), ids, ids + id_count);
+      }
+    }
+    // Keeps piece -> out[from..) if it fits.
+    void Store(uint32_t model, uint64_t key, uint8_t tag, std::string_view piece,
+               const std::vector<uint32_t>& out, size_t from) {
+      const size_t count = out.size() - from;
+      if (count > kMaxIds) return;
+      serial = model;
+      hash = key;
+      length = tag;
+      id_count = static_cast<uint8_t>(count);
+      std::memcpy(bytes, piece.data(), piece.size());
+      std::copy(out.begin() + static_cast<std::ptrdiff_t>(from), out.end(), ids);
+    }
   };
   static_assert(sizeof(Entry) == 64);
   std::unique_ptr<Entry[]> entries{new Entry[kEntries]};
@@ -619,46 +643,39 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
   }
   const uint64_t hash = HashBytes(piece);
   const bool auto_algorithm = algorithm == Algorithm::kAuto || algorithm == Algorithm::kBacktrack;
-  if (auto_algorithm && piece.size() >= kCharacterwiseMinBytes &&
-      piece.size() <= kCharacterwiseMaxBytes && HasWideCharacter(piece) && EnsureValidPairs()) {
-    // Pieces of several wide characters (CJK runs) rarely repeat: they would only push the
-    // pieces that do out of the cache. Few of them are tokens (a filter says which may be).
-    if (MayBeWideToken(hash)) {
-      const uint32_t whole = FindHashed(piece, hash);
-      if (TakeWhole(whole)) {
-        ids->push_back(whole);
-        return;
-      }
-    }
-    if (EncodeCharacterwise(piece, ids)) return;
-    EncodeUncached(piece, hash, ids, algorithm);
-    return;
-  }
-  if (algorithm == Algorithm::kAuto && piece.size() <= PieceCache::kMaxBytes) {
-    // Whole pieces have entries of their own (a piece that is a token is taken whole, which
-    // the merge of the same bytes as a part of a piece may not give), in other slots.
-    const uint64_t key = hash ^ PieceCache::kWholeKey;
-    PieceCache::Entry& e = PieceCache::ForThread().Slot(key);
-    const auto length = static_cast<uint8_t>(piece.size() | PieceCache::kWhole);
-    if (e.serial == serial_ && e.hash == key && e.length == length &&
-        SameShortBytes(e.bytes, piece.data(), piece.size())) {
-      ids->insert(ids->end(), e.ids, e.ids + e.id_count);
+  // Whole pieces have cache entries of their own (a piece that is a token is taken whole, which
+  // the merge of the same bytes as a part of a piece may not give), in other slots.
+  const bool cacheable = algorithm == Algorithm::kAuto && piece.size() <= PieceCache::kMaxBytes;
+  const uint64_t key = hash ^ PieceCache::kWholeKey;
+  const auto length = static_cast<uint8_t>(piece.size() | PieceCache::kWhole);
+  PieceCache::Entry* entry = nullptr;
+  if (cacheable) {
+    entry = &PieceCache::ForThread().Slot(key);
+    if (entry->Holds(serial_, key, length, piece)) {
+      entry->AppendTo(ids);
       return;
     }
-    const size_t before = ids->size();
-    EncodeUncached(piece, hash, ids);
-    const size_t count = ids->size() - before;
-    if (count <= PieceCache::kMaxIds) {
-      e.serial = serial_;
-      e.hash = key;
-      e.length = length;
-      e.id_count = static_cast<uint8_t>(count);
-      std::memcpy(e.bytes, piece.data(), piece.size());
-      std::copy(ids->begin() + static_cast<std::ptrdiff_t>(before), ids->end(), e.ids);
-    }
-    return;
   }
-  EncodeUncached(piece, hash, ids, algorithm);
+  const size_t before = ids->size();
+  bool remember = cacheable;
+  if (auto_algorithm && piece.size() >= kCharacterwiseMinBytes &&
+      piece.size() <= kCharacterwiseMaxBytes && HasWideCharacter(piece) && EnsureValidPairs()) {
+    // Few of these are tokens (a filter says which may be). A run of CJK characters rarely
+    // repeats, and would only push the pieces that do out of the cache; one whose cuts were
+    // joined (words of a vocabulary of words: Korean, Japanese, Chinese in some) is remembered.
+    bool joined = false;
+    const uint32_t whole = MayBeWideToken(hash) ? FindHashed(piece, hash) : kNone;
+    if (TakeWhole(whole)) {
+      ids->push_back(whole);
+    } else if (EncodeCharacterwise(piece, ids, &joined)) {
+      remember = remember && joined;
+    } else {
+      EncodeUncached(piece, hash, ids, algorithm);
+    }
+  } else {
+    EncodeUncached(piece, hash, ids, algorithm);
+  }
+  if (remember) entry->Store(serial_, key, length, piece, *ids, before);
 }
 
 void BpeModel::EncodeUncached(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids,
@@ -722,22 +739,14 @@ void BpeModel::MergeChunk(std::string_view chunk, uint64_t hash, std::vector<uin
 void BpeModel::EncodeCached(std::string_view piece, uint64_t hash,
                             std::vector<uint32_t>* ids) const {
   PieceCache::Entry& e = PieceCache::ForThread().Slot(hash);
-  if (e.serial == serial_ && e.hash == hash && e.length == piece.size() &&
-      SameShortBytes(e.bytes, piece.data(), piece.size())) {
-    ids->insert(ids->end(), e.ids, e.ids + e.id_count);
+  const auto length = static_cast<uint8_t>(piece.size());
+  if (e.Holds(serial_, hash, length, piece)) {
+    e.AppendTo(ids);
     return;
   }
   const size_t before = ids->size();
   MergeLinear(piece, ids);
-  const size_t count = ids->size() - before;
-  if (count <= PieceCache::kMaxIds) {
-    e.serial = serial_;
-    e.hash = hash;
-    e.length = static_cast<uint8_t>(piece.size());
-    e.id_count = static_cast<uint8_t>(count);
-    std::memcpy(e.bytes, piece.data(), piece.size());
-    std::copy(ids->begin() + static_cast<std::ptrdiff_t>(before), ids->end(), e.ids);
-  }
+  e.Store(serial_, hash, length, piece, *ids, before);
 }
 
 inline bool BpeModel::IsValidPairCached(uint32_t a, uint32_t b) const {
@@ -764,7 +773,8 @@ bool BpeModel::HasWideCharacter(std::string_view piece) {
   return false;
 }
 
-bool BpeModel::EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>* ids) const {
+bool BpeModel::EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>* ids,
+                                   bool* joined) const {
   const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
   const size_t n = piece.size();
   const size_t before = ids->size();
@@ -804,6 +814,7 @@ bool BpeModel::EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>
     // then merged whole: no quadratic work on a piece whose every cut is spanned).
     size_t begin = start;
     while (first > before && !IsValidPairCached((*ids)[first - 1], (*ids)[first])) {
+      *joined = true;
       begin = parts.back().begin;
       first = parts.back().first_id;
       parts.pop_back();

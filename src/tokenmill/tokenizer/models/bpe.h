@@ -251,9 +251,10 @@ class BpeModel {
   bool MayBeWideToken(uint64_t hash) const;
   // Whether the piece holds a lead byte of a character of 3 or 4 bytes.
   static bool HasWideCharacter(std::string_view piece);
-  // kCharacterwiseMinBytes: appends the piece's ids and returns true, or returns false with *ids
-  // as it was if a cut is invalid. REQUIRES: valid_pairs_ok_.
-  bool EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>* ids) const;
+  // Appends the piece's ids and returns true (*joined set if parts were joined), or returns
+  // false with *ids as it was if a part grew past kLinearMergeMaxBytes. REQUIRES:
+  // valid_pairs_ok_.
+  bool EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>* ids, bool* joined) const;
   // Cuts `piece` at positions no token spans and merges the parts.
   void EncodeSplit(std::string_view piece, std::vector<uint32_t>* ids) const;
   // An upper bound on the length of the tokens that start at bytes[i] (bytes[0..n), i < n).
