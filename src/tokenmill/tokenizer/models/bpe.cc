@@ -13,7 +13,7 @@ namespace {
 
 // The n <= 8 bytes at p as a little-endian number, zero-padded, without a call to memcpy for a
 // variable length (overlapping fixed-size loads give the same value).
-inline uint64_t Load64(const char* p, size_t n) {
+[[gnu::always_inline]] inline uint64_t Load64(const char* p, size_t n) {
   const auto* b = reinterpret_cast<const unsigned char*>(p);
   if (n >= 4) {
     if (n == 8) {
@@ -60,14 +60,11 @@ inline size_t Hash3(uint32_t key) { return (key * 0x9E3779B97F4A7C15ULL) >> 40; 
 struct PieceCache {
   static constexpr size_t kMaxBytes = 22;
   static constexpr size_t kMaxIds = 7;
-  static constexpr size_t kEntries = 8192;
-  static constexpr uint8_t kWhole = 0x80;
-  // A whole piece's key: its hash with other slot bits than the same bytes as a part's.
-  static constexpr uint64_t kWholeKey = uint64_t{0x9E3779B9} << 40;
+  static constexpr size_t kEntries = 4096;
   struct Entry {
     uint64_t hash = 0;
     uint32_t serial = 0;  // 0: empty (model serials start at 1)
-    uint8_t length = 0;   // | kWhole: a whole piece (see EncodePiece), else a part
+    uint8_t length = 0;
     uint8_t id_count = 0;
     char bytes[kMaxBytes];
     uint32_t ids[kMaxIds];
@@ -181,7 +178,8 @@ uint32_t BpeModel::Find(std::string_view bytes) const {
   return FindHashed(bytes, HashBytes(bytes));
 }
 
-inline uint32_t BpeModel::FindHashed(std::string_view bytes, uint64_t h) const {
+[[gnu::always_inline]] inline uint32_t BpeModel::FindHashed(std::string_view bytes,
+                                                            uint64_t h) const {
   const size_t mask = token_slots_.size() - 1;
   const auto length = static_cast<uint32_t>(bytes.size());
   if (length <= 8) {
@@ -543,6 +541,11 @@ void BpeModel::BuildValidPairs() {
       return;
     }
   }
+  valid_pairs_ok_ = true;
+}
+
+void BpeModel::BuildCharacterTables() {
+  const size_t n_ids = spans_.size();
   // The merge of every sequence of 3 bytes that a character of 3 bytes can be (a lead byte
   // 0xE0..0xEF, two continuation bytes), its ids packed (see char3_).
   char3_.assign(size_t{1} << 16, 0);
@@ -572,7 +575,6 @@ void BpeModel::BuildValidPairs() {
     wide_token_filter_[(hash >> 12) & (words - 1)] |=
         (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
   }
-  valid_pairs_ok_ = true;
 }
 
 bool BpeModel::EnsureValidPairs() const {
@@ -583,6 +585,19 @@ bool BpeModel::EnsureValidPairs() const {
       // As in EnsureBacktrack: written once here, read only after the release below.
       const_cast<BpeModel*>(this)->BuildValidPairs();
       once.valid_pairs_built.store(true, std::memory_order_release);
+    }
+  }
+  return valid_pairs_ok_;
+}
+
+bool BpeModel::EnsureCharacterwise() const {
+  BacktrackOnce& once = *backtrack_once_;
+  if (!once.characters_built.load(std::memory_order_acquire)) {
+    if (!EnsureValidPairs()) return false;
+    std::lock_guard<std::mutex> lock(once.characters_mu);
+    if (!once.characters_built.load(std::memory_order_relaxed)) {
+      const_cast<BpeModel*>(this)->BuildCharacterTables();
+      once.characters_built.store(true, std::memory_order_release);
     }
   }
   return valid_pairs_ok_;
@@ -627,59 +642,9 @@ inline void BpeModel::EmitPart(uint32_t id, std::vector<uint32_t>* ids) const {
   }
 }
 
-void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
-                           Algorithm algorithm) const {
-  if (piece.empty()) return;
-  if (piece.size() >= kMaxPieceBytes) {  // never in practice: positions are 32-bit
-    constexpr size_t kChunk = kMaxPieceBytes - 1;
-    for (size_t pos = 0; pos < piece.size(); pos += kChunk) {
-      EncodePiece(piece.substr(pos, kChunk), ids, algorithm);
-    }
-    return;
-  }
-  if (piece.size() == 1) {
-    EmitPart(byte_ids_[static_cast<unsigned char>(piece[0])], ids);
-    return;
-  }
-  const uint64_t hash = HashBytes(piece);
-  const bool auto_algorithm = algorithm == Algorithm::kAuto || algorithm == Algorithm::kBacktrack;
-  // Whole pieces have cache entries of their own (a piece that is a token is taken whole, which
-  // the merge of the same bytes as a part of a piece may not give), in other slots.
-  const bool cacheable = algorithm == Algorithm::kAuto && piece.size() <= PieceCache::kMaxBytes;
-  const uint64_t key = hash ^ PieceCache::kWholeKey;
-  const auto length = static_cast<uint8_t>(piece.size() | PieceCache::kWhole);
-  PieceCache::Entry* entry = nullptr;
-  if (cacheable) {
-    entry = &PieceCache::ForThread().Slot(key);
-    if (entry->Holds(serial_, key, length, piece)) {
-      entry->AppendTo(ids);
-      return;
-    }
-  }
-  const size_t before = ids->size();
-  bool remember = cacheable;
-  if (auto_algorithm && piece.size() >= kCharacterwiseMinBytes &&
-      piece.size() <= kCharacterwiseMaxBytes && HasWideCharacter(piece) && EnsureValidPairs()) {
-    // Few of these are tokens (a filter says which may be). A run of CJK characters rarely
-    // repeats, and would only push the pieces that do out of the cache; one whose cuts were
-    // joined (words of a vocabulary of words: Korean, Japanese, Chinese in some) is remembered.
-    bool joined = false;
-    const uint32_t whole = MayBeWideToken(hash) ? FindHashed(piece, hash) : kNone;
-    if (TakeWhole(whole)) {
-      ids->push_back(whole);
-    } else if (EncodeCharacterwise(piece, ids, &joined)) {
-      remember = remember && joined;
-    } else {
-      EncodeUncached(piece, hash, ids, algorithm);
-    }
-  } else {
-    EncodeUncached(piece, hash, ids, algorithm);
-  }
-  if (remember) entry->Store(serial_, key, length, piece, *ids, before);
-}
-
-void BpeModel::EncodeUncached(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids,
-                              Algorithm algorithm) const {
+[[gnu::always_inline]] inline void BpeModel::EncodeUncached(std::string_view piece, uint64_t hash,
+                                                            std::vector<uint32_t>* ids,
+                                                            Algorithm algorithm) const {
   const uint32_t whole = FindHashed(piece, hash);
   if (TakeWhole(whole)) {
     ids->push_back(whole);
@@ -706,6 +671,67 @@ void BpeModel::EncodeUncached(std::string_view piece, uint64_t hash, std::vector
     MergeLinear(piece, ids);
   } else {
     MergeHeap(piece, ids);
+  }
+}
+
+void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
+                           Algorithm algorithm) const {
+  if (piece.empty()) return;
+  if (piece.size() >= kMaxPieceBytes) {  // never in practice: positions are 32-bit
+    constexpr size_t kChunk = kMaxPieceBytes - 1;
+    for (size_t pos = 0; pos < piece.size(); pos += kChunk) {
+      EncodePiece(piece.substr(pos, kChunk), ids, algorithm);
+    }
+    return;
+  }
+  if (piece.size() == 1) {
+    EmitPart(byte_ids_[static_cast<unsigned char>(piece[0])], ids);
+    return;
+  }
+  const uint64_t hash = HashBytes(piece);
+  if ((algorithm == Algorithm::kAuto || algorithm == Algorithm::kBacktrack) &&
+      piece.size() >= kCharacterwiseMinBytes && piece.size() <= kCharacterwiseMaxBytes &&
+      MayHaveWideCharacter(piece) && EnsureCharacterwise()) {
+    EncodeWidePiece(piece, hash, ids, algorithm);
+    return;
+  }
+  EncodeUncached(piece, hash, ids, algorithm);
+}
+
+[[gnu::noinline]] void BpeModel::EncodeUncachedOutOfLine(std::string_view piece, uint64_t hash,
+                                                         std::vector<uint32_t>* ids,
+                                                         Algorithm algorithm) const {
+  EncodeUncached(piece, hash, ids, algorithm);
+}
+
+// Out of line: the pieces of ASCII text keep the short path above.
+[[gnu::noinline]] void BpeModel::EncodeWidePiece(std::string_view piece, uint64_t hash,
+                                                 std::vector<uint32_t>* ids,
+                                                 Algorithm algorithm) const {
+  // Few of these are tokens (a filter says which may be); the rest merge as their bytes do,
+  // so the cache of parts serves them. A run of CJK characters rarely repeats, and would only
+  // push the parts that do out of it; one whose cuts were joined (words of a vocabulary of
+  // words: Korean, Japanese, Chinese in some) is remembered.
+  const uint32_t whole = MayBeWideToken(hash) ? FindHashed(piece, hash) : kNone;
+  if (TakeWhole(whole)) {
+    ids->push_back(whole);
+    return;
+  }
+  PieceCache::Entry* entry = nullptr;
+  const auto length = static_cast<uint8_t>(piece.size());
+  if (algorithm == Algorithm::kAuto && piece.size() <= PieceCache::kMaxBytes) {
+    entry = &PieceCache::ForThread().Slot(hash);
+    if (entry->Holds(serial_, hash, length, piece)) {
+      entry->AppendTo(ids);
+      return;
+    }
+  }
+  const size_t before = ids->size();
+  bool joined = false;
+  if (!EncodeCharacterwise(piece, ids, &joined)) {
+    EncodeUncachedOutOfLine(piece, hash, ids, algorithm);
+  } else if (joined && entry != nullptr) {
+    entry->Store(serial_, hash, length, piece, *ids, before);
   }
 }
 
@@ -749,6 +775,16 @@ void BpeModel::EncodeCached(std::string_view piece, uint64_t hash,
   e.Store(serial_, hash, length, piece, *ids, before);
 }
 
+inline bool BpeModel::MayHaveWideCharacter(std::string_view piece) {
+  // A lead byte of 3 or 4 bytes (its three top bits set) among the first 4 bytes, the masked
+  // bytes compared with 0xE0 by the zero-byte test: a CJK run starts there, after at most one
+  // character of punctuation or a space. (Pieces of kCharacterwiseMinBytes or more.)
+  uint32_t word;
+  std::memcpy(&word, piece.data(), 4);
+  const uint32_t x = (word & 0xE0E0E0E0u) ^ 0xE0E0E0E0u;
+  return ((x - 0x01010101u) & ~x & 0x80808080u) != 0;
+}
+
 inline bool BpeModel::IsValidPairCached(uint32_t a, uint32_t b) const {
   PairValidityCache& cache = PairValidityCache::ForThread();
   const uint64_t key = (static_cast<uint64_t>(a) << 21) | b;
@@ -766,7 +802,6 @@ inline bool BpeModel::MayBeWideToken(uint64_t hash) const {
 }
 
 bool BpeModel::HasWideCharacter(std::string_view piece) {
-  // A lead byte of 3 or 4 bytes has its top three bits set.
   for (const char c : piece) {
     if (static_cast<unsigned char>(c) >= 0xE0) return true;
   }

@@ -237,9 +237,15 @@ class BpeModel {
   size_t MergeLongParts(std::vector<uint32_t>& parts, std::vector<Pair>& pairs, bool queue) const;
   // The heap merge of a piece (the queue first if `queue`).
   void MergeLong(std::string_view piece, bool queue, std::vector<uint32_t>* ids) const;
-  // EncodePiece past the per-thread cache of whole pieces (pieces of 2 bytes or more).
+  // EncodePiece of a piece that MayHaveWideCharacter (kAuto, characterwise tables built).
+  void EncodeWidePiece(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids,
+                       Algorithm algorithm) const;
+  // EncodePiece of a piece of 2 bytes or more, but for the characterwise encoder.
   void EncodeUncached(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids,
                       Algorithm algorithm = Algorithm::kAuto) const;
+  // The same, not inlined (for EncodeWidePiece).
+  void EncodeUncachedOutOfLine(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids,
+                               Algorithm algorithm) const;
   // A piece (or a part of one) merged without the whole-token rule: the cache, linear or heap.
   void MergeChunk(std::string_view chunk, uint64_t hash, std::vector<uint32_t>* ids) const;
   void MergeChunk(std::string_view chunk, std::vector<uint32_t>* ids) const;  // hashes it
@@ -251,6 +257,9 @@ class BpeModel {
   bool MayBeWideToken(uint64_t hash) const;
   // Whether the piece holds a lead byte of a character of 3 or 4 bytes.
   static bool HasWideCharacter(std::string_view piece);
+  // Whether one is among its first 4 bytes (pieces of 4 bytes or more): the pieces that go to
+  // the characterwise encoder.
+  static bool MayHaveWideCharacter(std::string_view piece);
   // Appends the piece's ids and returns true (*joined set if parts were joined), or returns
   // false with *ids as it was if a part grew past kLinearMergeMaxBytes. REQUIRES:
   // valid_pairs_ok_.
@@ -277,12 +286,18 @@ class BpeModel {
   void BuildBacktrack();
   // Builds the tables once (thread-safe); returns backtrack_ok_.
   bool EnsureBacktrack() const;
-  // The splits, the check that they rise in priority (valid_pairs_ok_) and char3_; the
-  // characterwise encoder and the backtracking one need them. EnsureValidPairs builds them once
+  // The splits and the check that they rise in priority (valid_pairs_ok_): the characterwise
+  // encoder and the backtracking one need them. EnsureValidPairs builds them once
   // (thread-safe) and returns valid_pairs_ok_.
   void BuildValidPairs();
   bool EnsureValidPairs() const;
+  // char3_ and wide_token_filter_, for the characterwise encoder; EnsureCharacterwise builds
+  // them once, after the splits, and returns valid_pairs_ok_.
+  void BuildCharacterTables();
+  bool EnsureCharacterwise() const;
   struct BacktrackOnce {
+    std::mutex characters_mu;
+    std::atomic<bool> characters_built{false};
     std::mutex valid_pairs_mu;
     std::atomic<bool> valid_pairs_built{false};
     std::mutex mu;
