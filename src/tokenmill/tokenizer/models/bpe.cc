@@ -590,9 +590,13 @@ bool BpeModel::EnsureValidPairs() const {
   return valid_pairs_ok_;
 }
 
-bool BpeModel::EnsureCharacterwise() const {
+bool BpeModel::EnsureCharacterwise(size_t piece_bytes) const {
   BacktrackOnce& once = *backtrack_once_;
   if (!once.characters_built.load(std::memory_order_acquire)) {
+    if (once.wide_bytes.fetch_add(piece_bytes, std::memory_order_relaxed) + piece_bytes <
+        characterwise_build_bytes_) {
+      return false;
+    }
     if (!EnsureValidPairs()) return false;
     std::lock_guard<std::mutex> lock(once.characters_mu);
     if (!once.characters_built.load(std::memory_order_relaxed)) {
@@ -691,7 +695,7 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
   const uint64_t hash = HashBytes(piece);
   if ((algorithm == Algorithm::kAuto || algorithm == Algorithm::kBacktrack) &&
       piece.size() >= kCharacterwiseMinBytes && piece.size() <= kCharacterwiseMaxBytes &&
-      MayHaveWideCharacter(piece) && EnsureCharacterwise()) {
+      MayHaveWideCharacter(piece) && EnsureCharacterwise(piece.size())) {
     EncodeWidePiece(piece, hash, ids, algorithm);
     return;
   }

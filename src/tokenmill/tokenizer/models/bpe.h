@@ -94,7 +94,10 @@ class BpeModel {
   // words) joins the parts on both sides, merged again as one.
   static constexpr size_t kCharacterwiseMinBytes = 6;
   // (The characters of 3 bytes come from a table of the merges of all 65,536 such sequences,
-  // made with the pairs' tables the first time a piece needs it: 512 KiB, about 3 ms.)
+  // made with the pairs' tables: 512 KiB, about 10 ms with cl100k_base, more where the splits of
+  // every token must first be merged (a tokenizer.json: 60 ms for Qwen3). A job pays for them
+  // once such pieces add up to kCharacterwiseBuildBytes; until then they merge as others do.)
+  static constexpr size_t kCharacterwiseBuildBytes = 64 * 1024;
   static constexpr size_t kCharacterwiseMaxBytes = 4096;
   // kAuto builds the backtracking encoder's tables (about 30 ms for cl100k_base) once a piece of
   // this many bytes comes, or once the pieces of kBacktrackMinBytes or more merged without them
@@ -152,6 +155,10 @@ class BpeModel {
   // The backtracking encoder's window of marks, in positions (default 2^20; at least 8 times
   // the longest token + 256 is used). Smaller ones only for tests: they slide on short pieces.
   void set_backtrack_window(size_t positions) { backtrack_window_ = positions; }
+
+  // Tests: the characterwise encoder's tables are built once the pieces that would use them add
+  // up to this many bytes (default kCharacterwiseBuildBytes; 0: at the first).
+  void set_characterwise_build_bytes(size_t bytes) { characterwise_build_bytes_ = bytes; }
 
   // Whether kAuto cuts long pieces at positions no token spans (see above). After Finish().
   bool splits_long_pieces() const { return split_ok_; }
@@ -291,13 +298,15 @@ class BpeModel {
   // (thread-safe) and returns valid_pairs_ok_.
   void BuildValidPairs();
   bool EnsureValidPairs() const;
-  // char3_ and wide_token_filter_, for the characterwise encoder; EnsureCharacterwise builds
-  // them once, after the splits, and returns valid_pairs_ok_.
+  // char3_ and wide_token_filter_, for the characterwise encoder. EnsureCharacterwise counts
+  // the bytes of the pieces that would use it, builds them once (after the splits) when these
+  // reach kCharacterwiseBuildBytes, and returns whether the encoder is ready (false before).
   void BuildCharacterTables();
-  bool EnsureCharacterwise() const;
+  bool EnsureCharacterwise(size_t piece_bytes) const;
   struct BacktrackOnce {
     std::mutex characters_mu;
     std::atomic<bool> characters_built{false};
+    std::atomic<uint64_t> wide_bytes{0};  // see kCharacterwiseBuildBytes
     std::mutex valid_pairs_mu;
     std::atomic<bool> valid_pairs_built{false};
     std::mutex mu;
@@ -368,6 +377,7 @@ class BpeModel {
   bool valid_pairs_ok_ = false;
   std::vector<uint64_t> char3_;
   std::vector<uint64_t> wide_token_filter_;  // see MayBeWideToken
+  size_t characterwise_build_bytes_ = kCharacterwiseBuildBytes;
   std::vector<Split> splits_;
   std::vector<uint8_t> usable_;
   std::vector<uint32_t> next_prefix_;

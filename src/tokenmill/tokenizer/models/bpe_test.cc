@@ -439,6 +439,7 @@ TEST(BpeModelTest, CharacterwiseMatchesAReferenceOnWideCharacters) {
       auto [model, ref] = RandomWideModel(rule, seed);
       SCOPED_TRACE(testing::Message() << "rule " << static_cast<int>(rule) << " seed " << seed);
       ASSERT_TRUE(model.backtracks());
+      model.set_characterwise_build_bytes(0);
       std::mt19937 rng(seed * 7 + 1);
       std::vector<std::string> pieces;
       for (int round = 0; round < 300; ++round) {
@@ -463,6 +464,7 @@ TEST(BpeModelTest, CharacterwiseMatchesTheHeapOnChineseWithCl100k) {
   // Every line of the Chinese sample through kAuto (characterwise for the CJK runs) and the heap,
   // piece by piece as the cl100k_base pre-tokenizer cuts them.
   BpeModel model = Cl100kModel();
+  model.set_characterwise_build_bytes(0);
   const std::optional<std::string> text =
       bpe_test::ReadFile(bpe_test::RepoPath("data/sample/part-00.txt"));
   ASSERT_TRUE(text.has_value());
