@@ -560,6 +560,26 @@ void BpeModel::BuildCharacterTables() {
     for (size_t k = ids.size(); k-- > 0;) packed = (packed << 21) | (ids[k] + 1);
     char3_[index] = packed;
   }
+  // The 3-byte sequences of every token that can lie across a cut between two characters of 3
+  // bytes (see CutIsClear): continuation, continuation, lead; continuation, lead, continuation.
+  cut_trigrams_.assign(2 * 65536 / 64, 0);
+  for (uint32_t id = 0; id < n_ids; ++id) {
+    const std::string_view token = Bytes(id);
+    for (size_t k = 0; k + 3 <= token.size(); ++k) {
+      const auto x = static_cast<unsigned char>(token[k]);
+      const auto y = static_cast<unsigned char>(token[k + 1]);
+      const auto z = static_cast<unsigned char>(token[k + 2]);
+      unsigned bit;
+      if ((x & 0xC0) == 0x80 && (y & 0xC0) == 0x80 && (z & 0xF0) == 0xE0) {
+        bit = ((x & 63u) << 10) | ((y & 63u) << 4) | (z & 15u);
+      } else if ((x & 0xC0) == 0x80 && (y & 0xF0) == 0xE0 && (z & 0xC0) == 0x80) {
+        bit = 65536 + (((x & 63u) << 10) | ((z & 63u) << 4) | (y & 15u));
+      } else {
+        continue;
+      }
+      cut_trigrams_[bit >> 6] |= uint64_t{1} << (bit & 63);
+    }
+  }
   // The tokens of kCharacterwiseMinBytes or more with a wide character, in a Bloom filter of
   // about 16 bits a token (two in one word), as the pair filter.
   std::vector<uint32_t> wide;
@@ -779,6 +799,24 @@ void BpeModel::EncodeCached(std::string_view piece, uint64_t hash,
   e.Store(serial_, hash, length, piece, *ids, before);
 }
 
+inline bool BpeModel::CutIsClear(const unsigned char* bytes, size_t n, size_t cut) const {
+  // Between two characters of 3 bytes: x1 x2 | y0 y1 (x continuation bytes, y0 a lead byte
+  // 0xE0..0xEF, y1 a continuation byte). A token across the cut within those 6 bytes holds
+  // x2 y0 (a 2-byte token), x1 x2 y0 or x2 y0 y1; if none does, no merge crosses the cut and
+  // the pair of tokens around it is valid.
+  if (cut < 2 || cut + 1 >= n) return false;
+  const unsigned x1 = bytes[cut - 2], x2 = bytes[cut - 1], y0 = bytes[cut], y1 = bytes[cut + 1];
+  if ((x1 & 0xC0) != 0x80 || (x2 & 0xC0) != 0x80 || (y0 & 0xF0) != 0xE0 || (y1 & 0xC0) != 0x80) {
+    return false;
+  }
+  const unsigned pair = x2 | (y0 << 8);
+  const unsigned before = ((x1 & 63u) << 10) | ((x2 & 63u) << 4) | (y0 & 15u);
+  const unsigned after = 65536 + (((x2 & 63u) << 10) | ((y1 & 63u) << 4) | (y0 & 15u));
+  return ((token2_bits_[pair >> 6] >> (pair & 63)) & 1) == 0 &&
+         ((cut_trigrams_[before >> 6] >> (before & 63)) & 1) == 0 &&
+         ((cut_trigrams_[after >> 6] >> (after & 63)) & 1) == 0;
+}
+
 inline bool BpeModel::MayHaveWideCharacter(std::string_view piece) {
   // A lead byte of 3 or 4 bytes (its three top bits set) among the first 4 bytes, the masked
   // bytes compared with 0xE0 by the zero-byte test: a CJK run starts there, after at most one
@@ -852,7 +890,8 @@ bool BpeModel::EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>
     // the parts become those words. A part past kLinearMergeMaxBytes gives up (the piece is
     // then merged whole: no quadratic work on a piece whose every cut is spanned).
     size_t begin = start;
-    while (first > before && !IsValidPairCached((*ids)[first - 1], (*ids)[first])) {
+    while (first > before && !CutIsClear(bytes, n, begin) &&
+           !IsValidPairCached((*ids)[first - 1], (*ids)[first])) {
       *joined = true;
       begin = parts.back().begin;
       first = parts.back().first_id;

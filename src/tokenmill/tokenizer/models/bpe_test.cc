@@ -460,6 +460,24 @@ TEST(BpeModelTest, CharacterwiseMatchesAReferenceOnWideCharacters) {
   EXPECT_GT(checked, 4800u);
 }
 
+TEST(BpeModelTest, CharacterwiseSeesATwoByteTokenAcrossTheCut) {
+  // "\xad\xe6" (the last byte of U+4E2D and the first of U+6587) merges before either
+  // character is whole, so the piece is not the two characters' tokens; no token of 3 bytes
+  // or more lies across the cut, only this 2-byte one.
+  BpeModel model = SmallModel(MergeRule::kRanks, {{"\xad\xe6", 256},
+                                                  {"\xe4\xb8", 257},
+                                                  {"\x96\x87", 258},
+                                                  {"\xe4\xb8\xad", 259},
+                                                  {"\xe6\x96\x87", 260}});
+  ASSERT_TRUE(model.Finish().ok());
+  ASSERT_TRUE(model.backtracks());
+  model.set_characterwise_build_bytes(0);
+  const std::string piece = "\xe4\xb8\xad\xe6\x96\x87";
+  EXPECT_THAT(Encode(model, piece, BpeModel::Algorithm::kHeap), ElementsAre(257, 256, 258));
+  EXPECT_THAT(Encode(model, piece), ElementsAre(257, 256, 258));
+  EXPECT_THAT(Encode(model, piece + "\xe4\xb8\xad"), ElementsAre(257, 256, 258, 259));
+}
+
 TEST(BpeModelTest, CharacterwiseMatchesTheHeapOnChineseWithCl100k) {
   // Every line of the Chinese sample through kAuto (characterwise for the CJK runs) and the heap,
   // piece by piece as the cl100k_base pre-tokenizer cuts them.
