@@ -91,6 +91,7 @@ const Setup& Get() {
         if (!s->model->AddToken(s->cl100k->IdToToken(id), id).ok()) std::abort();
       }
       if (!s->model->Finish().ok()) std::abort();
+      s->model->set_characterwise_build_bytes(0);  // kAuto below: the characterwise encoder
     }
     return s;
   }();
@@ -156,12 +157,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     bpe::PreTokenizer::ForPattern(bpe::Pattern::kCl100k).Split(valid, &got);
     std::vector<uint32_t> linear;
     std::vector<uint32_t> heap;
+    std::vector<uint32_t> automatic;
     for (std::string_view piece : got) {
       linear.clear();
       heap.clear();
+      automatic.clear();
       s.model->EncodePiece(piece, &linear, bpe::BpeModel::Algorithm::kLinear);
       s.model->EncodePiece(piece, &heap, bpe::BpeModel::Algorithm::kHeap);
-      if (linear != heap) std::abort();
+      s.model->EncodePiece(piece, &automatic, bpe::BpeModel::Algorithm::kAuto);
+      if (linear != heap || automatic != heap) std::abort();
     }
   }
   return 0;
