@@ -7,6 +7,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -498,6 +499,31 @@ TEST(BpeModelTest, CharacterwiseMatchesTheHeapOnChineseWithCl100k) {
     ASSERT_EQ(Encode(model, piece), Encode(model, piece, BpeModel::Algorithm::kHeap)) << piece;
   }
   EXPECT_GT(wide, 10000u);
+}
+
+TEST(BpeModelTest, CharacterwiseTablesAreBuiltOnceWhileThreadsEncode) {
+  // Four threads encode the Chinese sample with one new model, whose characterwise (and
+  // backtracking) tables are built by whichever thread gets there first; every thread's ids
+  // equal the heap's. (Under ThreadSanitizer: no race in the building and publishing.)
+  BpeModel model = Cl100kModel();
+  const std::optional<std::string> text =
+      bpe_test::ReadFile(bpe_test::RepoPath("data/sample/part-00.txt"));
+  ASSERT_TRUE(text.has_value());
+  std::vector<std::string_view> pieces;
+  PreTokenizer::ForPattern(Pattern::kCl100k).Split(*text, &pieces);
+  std::vector<uint32_t> want;
+  for (const std::string_view piece : pieces) {
+    model.EncodePiece(piece, &want, BpeModel::Algorithm::kHeap);
+  }
+  std::vector<std::vector<uint32_t>> got(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < got.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (const std::string_view piece : pieces) model.EncodePiece(piece, &got[t]);
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const std::vector<uint32_t>& ids : got) EXPECT_TRUE(ids == want);
 }
 
 TEST(BpeModelTest, LongPiecesAgreeWithTheHeapOnCl100k) {
