@@ -713,10 +713,10 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
     return;
   }
   const uint64_t hash = HashBytes(piece);
-  if ((algorithm == Algorithm::kAuto || algorithm == Algorithm::kBacktrack) &&
-      piece.size() >= kCharacterwiseMinBytes && piece.size() <= kCharacterwiseMaxBytes &&
-      MayHaveWideCharacter(piece) && EnsureCharacterwise(piece.size())) {
-    EncodeWidePiece(piece, hash, ids, algorithm);
+  if (algorithm == Algorithm::kAuto && piece.size() >= kCharacterwiseMinBytes &&
+      piece.size() <= kCharacterwiseMaxBytes && MayHaveWideCharacter(piece) &&
+      EnsureCharacterwise(piece.size())) {
+    EncodeWidePiece(piece, hash, ids);
     return;
   }
   EncodeUncached(piece, hash, ids, algorithm);
@@ -730,8 +730,7 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
 
 // Out of line: the pieces of ASCII text keep the short path above.
 [[gnu::noinline]] void BpeModel::EncodeWidePiece(std::string_view piece, uint64_t hash,
-                                                 std::vector<uint32_t>* ids,
-                                                 Algorithm algorithm) const {
+                                                 std::vector<uint32_t>* ids) const {
   // Few of these are tokens (a filter says which may be); the rest merge as their bytes do,
   // so the cache of parts serves them. A run of CJK characters rarely repeats, and would only
   // push the parts that do out of it; one whose cuts were joined (words of a vocabulary of
@@ -743,7 +742,7 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
   }
   PieceCache::Entry* entry = nullptr;
   const auto length = static_cast<uint8_t>(piece.size());
-  if (algorithm == Algorithm::kAuto && piece.size() <= PieceCache::kMaxBytes) {
+  if (piece.size() <= PieceCache::kMaxBytes) {
     entry = &PieceCache::ForThread().Slot(hash);
     if (entry->Holds(serial_, hash, length, piece)) {
       entry->AppendTo(ids);
@@ -753,7 +752,7 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
   const size_t before = ids->size();
   bool joined = false;
   if (!EncodeCharacterwise(piece, ids, &joined)) {
-    EncodeUncachedOutOfLine(piece, hash, ids, algorithm);
+    EncodeUncachedOutOfLine(piece, hash, ids, Algorithm::kAuto);
   } else if (joined && entry != nullptr) {
     entry->Store(serial_, hash, length, piece, *ids, before);
   }

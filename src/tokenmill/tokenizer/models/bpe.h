@@ -140,13 +140,14 @@ class BpeModel {
   // REQUIRES: every token and merge added.
   Status Finish();
 
-  // How a piece that is not taken whole is merged. kAuto: the backtracking encoder for pieces of
-  // kBacktrackMinBytes or more where backtracks() (see kBacktrackBuildBytes); else the cache, the
-  // exact split of long pieces, linear up to kLinearMergeMaxBytes, heap above. kLinear (pieces up
-  // to kLinearMergeMaxBytes only, heap above) and kHeap merge the whole piece, with neither cache
-  // nor split. (For tests and benchmarks; all give the same ids.) kBacktrack: the backtracking
-  // encoder (see above) on the whole piece, without the cache; where backtracks() is false it
-  // merges as kAuto.
+  // How a piece that is not taken whole is merged. kAuto: the characterwise encoder for pieces
+  // that start with a wide character (see kCharacterwiseMinBytes); the backtracking encoder for
+  // pieces of kBacktrackMinBytes or more where backtracks() (see kBacktrackBuildBytes); else the
+  // cache, the exact split of long pieces, linear up to kLinearMergeMaxBytes, heap above. kLinear
+  // (pieces up to kLinearMergeMaxBytes only, heap above) and kHeap merge the whole piece, with
+  // neither cache nor split. (For tests and benchmarks; all give the same ids.) kBacktrack: the
+  // backtracking encoder (see above) on the whole piece, without the cache; where backtracks() is
+  // false it merges as kAuto.
   enum class Algorithm { kAuto, kLinear, kHeap, kBacktrack };
 
   // Whether the backtracking encoder applies to this model (see above). After Finish().
@@ -244,9 +245,8 @@ class BpeModel {
   size_t MergeLongParts(std::vector<uint32_t>& parts, std::vector<Pair>& pairs, bool queue) const;
   // The heap merge of a piece (the queue first if `queue`).
   void MergeLong(std::string_view piece, bool queue, std::vector<uint32_t>* ids) const;
-  // EncodePiece of a piece that MayHaveWideCharacter (kAuto, characterwise tables built).
-  void EncodeWidePiece(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids,
-                       Algorithm algorithm) const;
+  // kAuto's EncodePiece of a piece that MayHaveWideCharacter, the characterwise tables built.
+  void EncodeWidePiece(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids) const;
   // EncodePiece of a piece of 2 bytes or more, but for the characterwise encoder.
   void EncodeUncached(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids,
                       Algorithm algorithm = Algorithm::kAuto) const;
