@@ -3,6 +3,7 @@
 #   * storage: HTTP transfers in flight (the client's handle pool, parallel multipart parts,
 #     read-ahead of streams against a local test server), the retry layer, fault injection;
 #   * job: the ledger's concurrent claims, takeovers and renewals (six workers in threads);
+#   * byte-level BPE: threads encoding with one model while its lazy tables are built;
 #   * the worker: `tokenmill work --threads 4` with lease renewal in its background thread and
 #     injected faults, on a small job with lease_seconds = 3.
 #   scripts/tsan.sh [BUILD_DIR]        (default build-tsan)
@@ -12,12 +13,14 @@ cd "$(dirname "$0")/.."
 dir=${1:-build-tsan}
 cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTOKENMILL_TSAN=ON \
   -DTOKENMILL_BENCH=OFF -DTOKENMILL_SYSTEM_TESTS=OFF >/dev/null
-ninja -C "$dir" -j "${TSAN_BUILD_JOBS:-$(nproc)}" storage_test job_test tokenmill
+ninja -C "$dir" -j "${TSAN_BUILD_JOBS:-$(nproc)}" storage_test job_test bpe_test tokenmill
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 ${TSAN_OPTIONS:-}"
 echo "-- storage_test"
 "$dir/src/tokenmill/storage/storage_test" --gtest_brief=1
 echo "-- job_test"
 "$dir/src/tokenmill/job/job_test" --gtest_brief=1
+echo "-- bpe_test: threads encoding while the byte-level BPE's lazy tables are built"
+"$dir/src/tokenmill/tokenizer/bpe_test" --gtest_brief=1 --gtest_filter='*WhileThreadsEncode*'
 echo "-- tokenmill work --threads 4 (lease renewal, injected faults)"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
