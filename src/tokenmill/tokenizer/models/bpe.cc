@@ -194,9 +194,12 @@ uint32_t BpeModel::Find(std::string_view bytes) const {
   for (size_t i = h & mask;; i = (i + 1) & mask) {
     const TokenSlot& slot = token_slots_[i];
     if (slot.id == kNone) return kNone;
-    if (slot.length == length && (slot.data & 0xFFFFFFFF00000000ULL) == tag &&
-        std::memcmp(arena_.data() + static_cast<uint32_t>(slot.data), bytes.data(), length) == 0) {
-      return slot.id;
+    if (slot.length == length && (slot.data & 0xFFFFFFFF00000000ULL) == tag) {
+      const char* stored = arena_.data() + static_cast<uint32_t>(slot.data);
+      if (length <= 24 ? SameShortBytes(stored, bytes.data(), length)
+                       : std::memcmp(stored, bytes.data(), length) == 0) {
+        return slot.id;
+      }
     }
   }
 }
