@@ -548,6 +548,13 @@ void BpeModel::BuildValidPairs() {
 }
 
 void BpeModel::BuildCharacterTables() {
+  // Needs merge results that are their parts' concatenation (a part's bytes then never merge
+  // across a cut that no token spans) and a token for every byte (every part has an encoding).
+  characterwise_ok_ = false;
+  if (!split_ok_) return;
+  for (int b = 0; b < 256; ++b) {
+    if (byte_ids_[b] == kNone) return;
+  }
   const size_t n_ids = spans_.size();
   // The merge of every sequence of 3 bytes that a character of 3 bytes can be (a lead byte
   // 0xE0..0xEF, two continuation bytes), its ids packed (see char3_).
@@ -598,6 +605,7 @@ void BpeModel::BuildCharacterTables() {
     wide_token_filter_[(hash >> 12) & (words - 1)] |=
         (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
   }
+  characterwise_ok_ = true;
 }
 
 bool BpeModel::EnsureValidPairs() const {
@@ -620,14 +628,14 @@ bool BpeModel::EnsureCharacterwise(size_t piece_bytes) const {
         characterwise_build_bytes_) {
       return false;
     }
-    if (!EnsureValidPairs()) return false;
+    EnsureValidPairs();  // whether cuts the filter cannot clear may be tested, not joined
     std::lock_guard<std::mutex> lock(once.characters_mu);
     if (!once.characters_built.load(std::memory_order_relaxed)) {
       const_cast<BpeModel*>(this)->BuildCharacterTables();
       once.characters_built.store(true, std::memory_order_release);
     }
   }
-  return valid_pairs_ok_;
+  return characterwise_ok_;
 }
 
 bool BpeModel::EnsureBacktrack() const {
@@ -893,7 +901,7 @@ bool BpeModel::EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>
     // then merged whole: no quadratic work on a piece whose every cut is spanned).
     size_t begin = start;
     while (first > before && !CutIsClear(bytes, n, begin) &&
-           !IsValidPairCached((*ids)[first - 1], (*ids)[first])) {
+           !(valid_pairs_ok_ && IsValidPairCached((*ids)[first - 1], (*ids)[first]))) {
       *joined = true;
       begin = parts.back().begin;
       first = parts.back().first_id;

@@ -84,14 +84,18 @@ class BpeModel {
   // kAuto encodes pieces of this many bytes or more with the backtracking encoder where it
   // applies (backtracks()); shorter ones go through the cache and the linear merge.
   static constexpr size_t kBacktrackMinBytes = 65;
-  // kAuto encodes pieces of this many bytes up to kCharacterwiseMaxBytes that hold a character of
-  // 3 or 4 bytes (CJK runs) character by character where backtracks(): each character (and each
-  // run of other bytes) merged on its own, through the cache, and the pair across each cut
-  // checked valid (IsValidPair); the joined encodings are then the piece's, by the lemma the
-  // backtracking encoder rests on (a sequence of tokens whose bytes each merge to themselves,
-  // with every adjacent pair valid, is the merge's result). A cut found invalid (a token spans
-  // it: under 1% of the cuts in Chinese text with cl100k_base, more with vocabularies of Chinese
-  // words) joins the parts on both sides, merged again as one.
+  // kAuto encodes pieces of this many bytes up to kCharacterwiseMaxBytes that start with a
+  // character of 3 or 4 bytes (CJK runs) character by character, where merge results are the
+  // concatenation of their parts and every byte has a token: each character (and each run of
+  // other bytes) merged on its own, through the cache. Each cut between two parts must then be
+  // one the merge never crosses: CutIsClear shows that no token spans it (the exact split's
+  // argument), or, where backtracks(), the pair across it is valid (IsValidPair), and the
+  // joined encodings are the piece's by the lemma the backtracking encoder rests on (a sequence
+  // of tokens whose bytes each merge to themselves, with every adjacent pair valid, is the
+  // merge's result). Otherwise (a token spans the cut: under 1% of the cuts in Chinese text with
+  // cl100k_base, more with vocabularies of Chinese words; or a vocabulary without rising
+  // priorities, Llama-3's, and a cut the filter cannot clear) the parts on both sides are
+  // joined, merged again as one.
   static constexpr size_t kCharacterwiseMinBytes = 6;
   // (The characters of 3 bytes come from a table of the merges of all 65,536 such sequences,
   // made with the pairs' tables: 512 KiB, about 10 ms with cl100k_base, more where the splits of
@@ -275,7 +279,7 @@ class BpeModel {
   static bool MayHaveWideCharacter(std::string_view piece);
   // Appends the piece's ids and returns true (*joined set if parts were joined), or returns
   // false with *ids as it was if a part grew past kLinearMergeMaxBytes. REQUIRES:
-  // valid_pairs_ok_.
+  // characterwise_ok_.
   bool EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>* ids, bool* joined) const;
   // Cuts `piece` at positions no token spans and merges the parts.
   void EncodeSplit(std::string_view piece, std::vector<uint32_t>* ids) const;
@@ -304,9 +308,10 @@ class BpeModel {
   // (thread-safe) and returns valid_pairs_ok_.
   void BuildValidPairs();
   bool EnsureValidPairs() const;
-  // char3_ and wide_token_filter_, for the characterwise encoder. EnsureCharacterwise counts
-  // the bytes of the pieces that would use it, builds them once (after the splits) when these
-  // reach kCharacterwiseBuildBytes, and returns whether the encoder is ready (false before).
+  // char3_, cut_trigrams_ and wide_token_filter_, for the characterwise encoder (sets
+  // characterwise_ok_). EnsureCharacterwise counts the bytes of the pieces that would use it,
+  // builds them once (after the splits) when these reach kCharacterwiseBuildBytes, and returns
+  // whether the encoder is ready and applies (false before).
   void BuildCharacterTables();
   bool EnsureCharacterwise(size_t piece_bytes) const;
   struct BacktrackOnce {
@@ -376,11 +381,13 @@ class BpeModel {
   // tokens: the single bytes and the 2-byte prefixes direct, deeper prefixes in open addressing
   // by (parent node, byte); each slot holds the token of its child node, so one probe a byte.
   bool backtrack_ok_ = false;
-  // The characterwise encoder (EnsureValidPairs): whether it applies, and the merge of each
-  // 3-byte sequence E0..EF 80..BF 80..BF, indexed by its 4 + 6 + 6 payload bits: its 1 to 3 ids
-  // plus one, 21 bits each, the first in the lowest bits.
+  // Whether IsValidPair holds (EnsureValidPairs). The characterwise encoder
+  // (EnsureCharacterwise): whether it applies, and the merge of each 3-byte sequence
+  // E0..EF 80..BF 80..BF, indexed by its 4 + 6 + 6 payload bits: its 1 to 3 ids plus one, 21
+  // bits each, the first in the lowest bits.
   static constexpr uint64_t kChar3IdMask = (uint64_t{1} << 21) - 1;
   bool valid_pairs_ok_ = false;
+  bool characterwise_ok_ = false;
   std::vector<uint64_t> char3_;
   std::vector<uint64_t> wide_token_filter_;  // see MayBeWideToken
   std::vector<uint64_t> cut_trigrams_;       // see CutIsClear

@@ -397,7 +397,9 @@ std::string RandomWidePiece(std::mt19937& rng, size_t characters) {
 // ones, later ranks for later tokens) from the bytes of kWideAlphabet: tokens within a
 // character, tokens of several characters, and tokens across the cut between two characters
 // (the last byte of one and the first of the next).
-std::pair<BpeModel, Reference> RandomWideModel(MergeRule rule, uint32_t seed) {
+// `rising` false (kMerges): the merge lines are shuffled once the tokens are grown, so that
+// the merges of some tokens' bytes no longer go in rising priority (backtracks() false).
+std::pair<BpeModel, Reference> RandomWideModel(MergeRule rule, uint32_t seed, bool rising = true) {
   std::mt19937 rng(seed);
   Reference ref{rule, {}, {}};
   BpeModel model(rule);
@@ -406,6 +408,7 @@ std::pair<BpeModel, Reference> RandomWideModel(MergeRule rule, uint32_t seed) {
     ref.ids[std::string(1, static_cast<char>(b))] = b;
   }
   uint32_t next_id = 256;
+  std::vector<std::pair<uint32_t, uint32_t>> merges;
   for (int i = 0; i < 120; ++i) {
     // A pair of adjacent tokens in the current encoding of a random text, as training picks.
     const std::string text = RandomWidePiece(rng, 2 + rng() % 6);
@@ -421,10 +424,15 @@ std::pair<BpeModel, Reference> RandomWideModel(MergeRule rule, uint32_t seed) {
     if (joined.size() > 12 || ref.ids.contains(joined)) continue;
     EXPECT_TRUE(model.AddToken(joined, next_id).ok());
     if (rule == MergeRule::kMerges) {
-      EXPECT_TRUE(model.AddMerge(ref.ids.at(parts[k]), ref.ids.at(parts[k + 1])).ok());
-      ref.line[{ref.ids.at(parts[k]), ref.ids.at(parts[k + 1])}] = next_id;
+      merges.push_back({ref.ids.at(parts[k]), ref.ids.at(parts[k + 1])});
+      ref.line[merges.back()] = next_id;
     }
     ref.ids[joined] = next_id++;
+  }
+  if (!rising) std::shuffle(merges.begin(), merges.end(), rng);
+  for (size_t k = 0; k < merges.size(); ++k) {
+    EXPECT_TRUE(model.AddMerge(merges[k].first, merges[k].second).ok());
+    ref.line[merges[k]] = static_cast<uint32_t>(k);
   }
   EXPECT_TRUE(model.Finish().ok());
   return {std::move(model), std::move(ref)};
@@ -459,6 +467,26 @@ TEST(BpeModelTest, CharacterwiseMatchesAReferenceOnWideCharacters) {
     }
   }
   EXPECT_GT(checked, 4800u);
+}
+
+TEST(BpeModelTest, CharacterwiseWithoutRisingPrioritiesJoinsWhatItCannotClear) {
+  // Merge lines shuffled: the validity test does not hold (backtracks() false), so only the cuts
+  // that no token can span stay cuts; the pieces still merge exactly.
+  size_t not_rising = 0;
+  for (uint32_t seed = 1; seed <= 12; ++seed) {
+    auto [model, ref] = RandomWideModel(MergeRule::kMerges, seed, /*rising=*/false);
+    SCOPED_TRACE(testing::Message() << "seed " << seed);
+    not_rising += !model.backtracks();
+    model.set_characterwise_build_bytes(0);
+    std::mt19937 rng(seed * 13 + 5);
+    for (int round = 0; round < 300; ++round) {
+      const std::string piece = RandomWidePiece(rng, 2 + rng() % 30);
+      const std::vector<uint32_t> want = ref.Encode(piece);
+      EXPECT_EQ(Encode(model, piece), want) << piece;
+      EXPECT_EQ(Encode(model, piece), want) << piece;
+    }
+  }
+  EXPECT_GE(not_rising, 6u);
 }
 
 TEST(BpeModelTest, CharacterwiseSeesATwoByteTokenAcrossTheCut) {
