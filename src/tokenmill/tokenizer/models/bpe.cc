@@ -519,14 +519,18 @@ Status BpeModel::Finish() {
   return Status::Ok();
 }
 
+bool BpeModel::BytesAndConcatenations() const {
+  if (!split_ok_) return false;
+  for (int b = 0; b < 256; ++b) {
+    if (byte_ids_[b] == kNone) return false;
+  }
+  return true;
+}
+
 void BpeModel::BuildValidPairs() {
   valid_pairs_ok_ = false;
-  // Needs a token for every byte (every piece then has an encoding of usable tokens) and merge
-  // results that are the concatenation of their parts (the bytes of a token are its leaves).
-  if (!split_ok_) return;
-  for (int b = 0; b < 256; ++b) {
-    if (byte_ids_[b] == kNone) return;
-  }
+  // Every piece then has an encoding of usable tokens, and the bytes of a token are its leaves.
+  if (!BytesAndConcatenations()) return;
   // The split of every token (see ComputeSplits); a token whose bytes do not merge to itself is
   // never part of an encoding of a longer piece, and is left out (rank 0, not in the trie).
   // kRanks computed them in Finish().
@@ -551,10 +555,7 @@ void BpeModel::BuildCharacterTables() {
   // Needs merge results that are their parts' concatenation (a part's bytes then never merge
   // across a cut that no token spans) and a token for every byte (every part has an encoding).
   characterwise_ok_ = false;
-  if (!split_ok_) return;
-  for (int b = 0; b < 256; ++b) {
-    if (byte_ids_[b] == kNone) return;
-  }
+  if (!BytesAndConcatenations()) return;
   const size_t n_ids = spans_.size();
   // The merge of every sequence of 3 bytes that a character of 3 bytes can be (a lead byte
   // 0xE0..0xEF, two continuation bytes), its ids packed (see char3_).
@@ -608,53 +609,40 @@ void BpeModel::BuildCharacterTables() {
   characterwise_ok_ = true;
 }
 
+void BpeModel::BuildOnce(LazyTables& tables, void (BpeModel::*build)()) const {
+  if (tables.built.load(std::memory_order_acquire)) return;
+  std::lock_guard<std::mutex> lock(tables.mu);
+  if (tables.built.load(std::memory_order_relaxed)) return;
+  (const_cast<BpeModel*>(this)->*build)();
+  tables.built.store(true, std::memory_order_release);
+}
+
 bool BpeModel::EnsureValidPairs() const {
-  BacktrackOnce& once = *backtrack_once_;
-  if (!once.valid_pairs_built.load(std::memory_order_acquire)) {
-    std::lock_guard<std::mutex> lock(once.valid_pairs_mu);
-    if (!once.valid_pairs_built.load(std::memory_order_relaxed)) {
-      // As in EnsureBacktrack: written once here, read only after the release below.
-      const_cast<BpeModel*>(this)->BuildValidPairs();
-      once.valid_pairs_built.store(true, std::memory_order_release);
-    }
-  }
+  BuildOnce(backtrack_once_->valid_pairs, &BpeModel::BuildValidPairs);
   return valid_pairs_ok_;
 }
 
 bool BpeModel::EnsureCharacterwise(size_t piece_bytes) const {
   BacktrackOnce& once = *backtrack_once_;
-  if (!once.characters_built.load(std::memory_order_acquire)) {
+  if (!once.characters.built.load(std::memory_order_acquire)) {
     if (once.wide_bytes.fetch_add(piece_bytes, std::memory_order_relaxed) + piece_bytes <
         characterwise_build_bytes_) {
       return false;
     }
     EnsureValidPairs();  // whether cuts the filter cannot clear may be tested, not joined
-    std::lock_guard<std::mutex> lock(once.characters_mu);
-    if (!once.characters_built.load(std::memory_order_relaxed)) {
-      const_cast<BpeModel*>(this)->BuildCharacterTables();
-      once.characters_built.store(true, std::memory_order_release);
-    }
+    BuildOnce(once.characters, &BpeModel::BuildCharacterTables);
   }
   return characterwise_ok_;
 }
 
 bool BpeModel::EnsureBacktrack() const {
-  BacktrackOnce& once = *backtrack_once_;
-  if (!once.built.load(std::memory_order_acquire)) {
-    std::lock_guard<std::mutex> lock(once.mu);
-    if (!once.built.load(std::memory_order_relaxed)) {
-      // The model is immutable to its users; these tables are its own, written once here under
-      // the lock and read only after `built` (release / acquire).
-      const_cast<BpeModel*>(this)->BuildBacktrack();
-      once.built.store(true, std::memory_order_release);
-    }
-  }
+  BuildOnce(backtrack_once_->backtrack, &BpeModel::BuildBacktrack);
   return backtrack_ok_;
 }
 
 bool BpeModel::UseBacktrack(size_t piece_bytes) const {
   BacktrackOnce& once = *backtrack_once_;
-  if (once.built.load(std::memory_order_acquire)) return backtrack_ok_;
+  if (once.backtrack.built.load(std::memory_order_acquire)) return backtrack_ok_;
   if (piece_bytes < kBacktrackBuildBytes &&
       once.long_bytes.fetch_add(piece_bytes, std::memory_order_relaxed) + piece_bytes <
           kBacktrackBuildBytes) {

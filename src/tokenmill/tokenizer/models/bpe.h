@@ -253,7 +253,7 @@ class BpeModel {
   void EncodeWidePiece(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids) const;
   // EncodePiece of a piece of 2 bytes or more, but for the characterwise encoder.
   void EncodeUncached(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids,
-                      Algorithm algorithm = Algorithm::kAuto) const;
+                      Algorithm algorithm) const;
   // The same, not inlined (for EncodeWidePiece).
   void EncodeUncachedOutOfLine(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids,
                                Algorithm algorithm) const;
@@ -314,16 +314,24 @@ class BpeModel {
   // whether the encoder is ready and applies (false before).
   void BuildCharacterTables();
   bool EnsureCharacterwise(size_t piece_bytes) const;
-  struct BacktrackOnce {
-    std::mutex characters_mu;
-    std::atomic<bool> characters_built{false};
-    std::atomic<uint64_t> wide_bytes{0};  // see kCharacterwiseBuildBytes
-    std::mutex valid_pairs_mu;
-    std::atomic<bool> valid_pairs_built{false};
+  // Tables built on first use: `built` is set (release) once `build` has run under `mu`.
+  struct LazyTables {
     std::mutex mu;
     std::atomic<bool> built{false};
+  };
+  // Runs `build` once for `tables` (thread-safe): the model is immutable to its users; these
+  // tables are its own, written under the lock and read only after `built` (acquire).
+  void BuildOnce(LazyTables& tables, void (BpeModel::*build)()) const;
+  struct BacktrackOnce {
+    LazyTables characters;
+    std::atomic<uint64_t> wide_bytes{0};  // see kCharacterwiseBuildBytes
+    LazyTables valid_pairs;
+    LazyTables backtrack;
     std::atomic<uint64_t> long_bytes{0};  // see kBacktrackBuildBytes
   };
+  // Whether merge results are the concatenation of their parts and every byte has a token: what
+  // the characterwise and backtracking encoders need of any vocabulary.
+  bool BytesAndConcatenations() const;
   // kAuto: whether a piece of kBacktrackMinBytes or more goes to the backtracking encoder
   // (building its tables if the time has come, see kBacktrackBuildBytes).
   bool UseBacktrack(size_t piece_bytes) const;

@@ -148,6 +148,14 @@ struct Reference {
   }
 };
 
+// The 256 single bytes as tokens, id = byte value, in the model and the reference.
+void AddByteTokens(BpeModel* model, Reference* ref) {
+  for (int b = 0; b < 256; ++b) {
+    EXPECT_TRUE(model->AddToken(std::string(1, static_cast<char>(b)), b).ok());
+    ref->ids[std::string(1, static_cast<char>(b))] = b;
+  }
+}
+
 // A random vocabulary over "abc" (and the 256 bytes): `trained` grows it as BPE training does
 // (each new token the concatenation of two earlier ones, later priorities for later tokens);
 // otherwise tokens of 2 to 6 letters get ranks in random order (pairs may then create pairs of
@@ -156,10 +164,7 @@ std::pair<BpeModel, Reference> RandomModel(MergeRule rule, bool trained, uint32_
   std::mt19937 rng(seed);
   Reference ref{rule, {}, {}};
   BpeModel model(rule);
-  for (int b = 0; b < 256; ++b) {
-    EXPECT_TRUE(model.AddToken(std::string(1, static_cast<char>(b)), b).ok());
-    ref.ids[std::string(1, static_cast<char>(b))] = b;
-  }
+  AddByteTokens(&model, &ref);
   std::vector<std::string> tokens = {"a", "b", "c"};
   uint32_t next_id = 256;
   std::vector<std::pair<uint32_t, uint32_t>> merges;
@@ -403,10 +408,7 @@ std::pair<BpeModel, Reference> RandomWideModel(MergeRule rule, uint32_t seed, bo
   std::mt19937 rng(seed);
   Reference ref{rule, {}, {}};
   BpeModel model(rule);
-  for (int b = 0; b < 256; ++b) {
-    EXPECT_TRUE(model.AddToken(std::string(1, static_cast<char>(b)), b).ok());
-    ref.ids[std::string(1, static_cast<char>(b))] = b;
-  }
+  AddByteTokens(&model, &ref);
   uint32_t next_id = 256;
   std::vector<std::pair<uint32_t, uint32_t>> merges;
   for (int i = 0; i < 120; ++i) {
