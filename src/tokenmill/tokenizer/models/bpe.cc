@@ -645,7 +645,7 @@ bool BpeModel::UseBacktrack(size_t piece_bytes) const {
   if (once.backtrack.built.load(std::memory_order_acquire)) return backtrack_ok_;
   if (piece_bytes < kBacktrackBuildBytes &&
       once.long_bytes.fetch_add(piece_bytes, std::memory_order_relaxed) + piece_bytes <
-          kBacktrackBuildBytes) {
+          kBacktrackBuildTotalBytes) {
     return false;
   }
   return EnsureBacktrack();

@@ -384,6 +384,30 @@ TEST(BpeModelTest, LinearAndHeapMergesAgree) {
   }
 }
 
+TEST(BpeModelTest, LongPiecesMergeAsTheHeapBeforeAndAfterTheBacktrackingTables) {
+  // Table borders and rules (runs of '-', '=', '+-', spaces: tokens span every cut), 65 bytes
+  // up to a few KiB, with the real cl100k_base ranks. kAuto merges them until such pieces add
+  // up to kBacktrackBuildTotalBytes, then builds the backtracking tables and uses them: the
+  // ids stay the heap's on both sides of that point.
+  BpeModel model = Cl100kModel();
+  ASSERT_TRUE(model.splits_long_pieces());
+  std::mt19937 rng(11);
+  const std::string units[] = {"-", "=", "+-", "- ", " ", "*", "-+-", "_"};
+  size_t fed = 0;
+  int round = 0;
+  while (fed < 2 * BpeModel::kBacktrackBuildTotalBytes) {
+    const std::string& unit = units[rng() % 8];
+    const size_t len = BpeModel::kBacktrackMinBytes + rng() % (round % 16 == 0 ? 4000 : 200);
+    std::string piece = rng() % 2 ? "|" : "";
+    while (piece.size() < len) piece += unit;
+    if (rng() % 3 == 0) piece[rng() % piece.size()] = '+';
+    fed += piece.size();
+    ASSERT_EQ(Encode(model, piece), Encode(model, piece, BpeModel::Algorithm::kHeap)) << piece;
+    ++round;
+  }
+  EXPECT_TRUE(model.backtracks());
+}
+
 // Characters of 3 and 4 bytes (and ASCII letters) for the characterwise encoder's tests.
 const std::string kWideAlphabet[] = {
     "\xe4\xb8\xad", "\xe6\x96\x87", "\xe7\x9a\x84", "\xe4\xba\xba", "\xf0\x9f\x98\x80", "a", "b"};
