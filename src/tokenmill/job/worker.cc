@@ -1,8 +1,11 @@
 #include "tokenmill/job/worker.h"
 
 #include <sched.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -28,6 +31,24 @@ std::string HostName() {
   char buf[256] = {0};
   if (gethostname(buf, sizeof(buf) - 1) != 0) return "unknown";
   return buf;
+}
+
+// The pid in a default scratch folder's name tokenmill-<host>-<pid>-<6 hex>, or 0.
+pid_t ScratchPid(std::string_view name, std::string_view host) {
+  const std::string prefix = "tokenmill-" + std::string(host) + "-";
+  if (!name.starts_with(prefix)) return 0;
+  name.remove_prefix(prefix.size());
+  const size_t dash = name.find('-');
+  if (dash == 0 || dash == std::string_view::npos || dash > 9 || name.size() != dash + 7) return 0;
+  pid_t pid = 0;
+  for (size_t i = 0; i < dash; ++i) {
+    if (name[i] < '0' || name[i] > '9') return 0;
+    pid = pid * 10 + (name[i] - '0');
+  }
+  for (size_t i = dash + 1; i < name.size(); ++i) {
+    if (!std::isxdigit(static_cast<unsigned char>(name[i]))) return 0;
+  }
+  return pid;
 }
 
 std::string MakeWorkerId() {
@@ -76,6 +97,30 @@ void WakeNappers() {
 void RequestWorkerStop() { g_stop.store(true); }
 bool WorkerStopRequested() { return g_stop.load(); }
 
+int RemoveStaleScratch(const std::string& parent, const std::string& host) {
+  constexpr auto kStaleAfter = std::chrono::hours(1);
+  int removed = 0;
+  std::error_code ec;
+  for (std::filesystem::directory_iterator it(parent, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const pid_t pid = ScratchPid(it->path().filename().string(), host);
+    if (pid <= 0 || pid == getpid()) continue;
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;  // running (or not ours to signal)
+    // Untouched for an hour too: a worker in another pid namespace (a container sharing this
+    // TMPDIR and host name) is not seen by kill() yet makes a task folder in it for each task.
+    std::error_code remove_ec;
+    const auto modified = std::filesystem::last_write_time(it->path(), remove_ec);
+    if (remove_ec || std::filesystem::file_time_type::clock::now() - modified < kStaleAfter) {
+      continue;
+    }
+    if (std::filesystem::is_directory(it->path(), remove_ec) &&
+        std::filesystem::remove_all(it->path(), remove_ec) > 0 && !remove_ec) {
+      ++removed;
+    }
+  }
+  return removed;
+}
+
 uint32_t AvailableCpus() {
   cpu_set_t set;
   if (sched_getaffinity(0, sizeof(set), &set) == 0) {
@@ -112,7 +157,13 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   std::string scratch = options.scratch_dir;
   if (scratch.empty()) {
     const char* tmp = std::getenv("TMPDIR");
-    scratch = std::string(tmp && *tmp ? tmp : "/tmp") + "/tokenmill-" + worker_id;
+    const std::string parent = tmp && *tmp ? tmp : "/tmp";
+    scratch = parent + "/tokenmill-" + worker_id;
+    const int removed = RemoveStaleScratch(parent, HostName());
+    if (removed > 0) {
+      LogInfo("removed " + std::to_string(removed) +
+              " scratch folder(s) of workers of this host that no longer run, in " + parent);
+    }
   }
   std::error_code ec;
   std::filesystem::create_directories(scratch, ec);

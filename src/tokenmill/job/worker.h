@@ -30,10 +30,10 @@ struct WorkerOptions {
 struct WorkerSummary {
   enum class Ending { kAllDone, kAllFinishedWithFailures, kStopped, kMaxTasks, kIdle };
   Ending ending = Ending::kAllDone;
-  uint64_t tasks_done = 0;     // by this worker
-  uint64_t tasks_failed = 0;   // attempts that failed in this worker
-  uint64_t tasks_released = 0; // leases given back on stop
-  uint64_t tasks_lost = 0;     // leases lost to another worker
+  uint64_t tasks_done = 0;      // by this worker
+  uint64_t tasks_failed = 0;    // attempts that failed in this worker
+  uint64_t tasks_released = 0;  // leases given back on stop
+  uint64_t tasks_lost = 0;      // leases lost to another worker
   TaskStats stats;
   LedgerCounters ledger;
   StorageCounters storage;
@@ -46,6 +46,15 @@ bool WorkerStopRequested();
 
 // Runs a worker until the job is finished, it is stopped, or a limit is reached.
 StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options);
+
+// Removes the default scratch folders that workers of this host (`host`) left in `parent` when
+// they died without cleaning up (killed, preempted, out of memory): `tokenmill-<host>-<pid>-<6
+// hex digits>` whose process no longer runs and that nothing touched for an hour. Their partial
+// shards would otherwise fill a node's disk job after job. Folders of other hosts (a shared
+// TMPDIR) and of running processes stay (a pid reused since by another process keeps its folder
+// for a later worker). Returns how many folders it removed; errors are ignored (another worker
+// may be removing the same folder).
+int RemoveStaleScratch(const std::string& parent, const std::string& host);
 
 // The number of CPUs this process may run on (sched_getaffinity), at least 1.
 uint32_t AvailableCpus();
