@@ -59,22 +59,41 @@ StatusOr<TokenizerOptions> BuildOptions(const TokenizeArgs& a) {
   return o;
 }
 
+// Standard output through a buffer that ids are written into in place.
 class LineWriter {
  public:
   // Small enough that the buffer stays in the cache beside the tokenizer's tables.
   static constexpr size_t kFlushBytes = size_t{64} << 10;
+  // What Room() guarantees: one span of ids (AppendIdSpan).
+  static constexpr size_t kRoomBytes = size_t{48} << 10;
   ~LineWriter() { Flush(); }
-  std::string& buf() { return buf_; }
+  void Append(std::string_view text) {
+    if (size_ + text.size() > kCapacity) Flush();
+    if (text.size() > kCapacity) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+      return;
+    }
+    std::memcpy(buf_.get() + size_, text.data(), text.size());
+    size_ += text.size();
+  }
+  // kRoomBytes of room at the end of the buffer; Commit(end) keeps what was written up to end.
+  char* Room() {
+    if (size_ + kRoomBytes > kCapacity) Flush();
+    return buf_.get() + size_;
+  }
+  void Commit(const char* end) { size_ = static_cast<size_t>(end - buf_.get()); }
   void MaybeFlush() {
-    if (buf_.size() >= kFlushBytes) Flush();
+    if (size_ >= kFlushBytes) Flush();
   }
   void Flush() {
-    if (!buf_.empty()) std::fwrite(buf_.data(), 1, buf_.size(), stdout);
-    buf_.clear();
+    if (size_ != 0) std::fwrite(buf_.get(), 1, size_, stdout);
+    size_ = 0;
   }
 
  private:
-  std::string buf_;
+  static constexpr size_t kCapacity = kFlushBytes + kRoomBytes;
+  std::unique_ptr<char[]> buf_{new char[kCapacity]};
+  size_t size_ = 0;
 };
 
 // The decimal digits of v at p (room for 10); returns the end. Token ids are mostly 3 to 6
@@ -123,15 +142,34 @@ class IdTexts {
       length_[id] = static_cast<uint8_t>(end - buf);
     }
   }
-  // Writes "," (when `comma`) and the id at p, with 8 bytes of room; returns the end.
-  char* Write(char* p, uint32_t id, bool comma) const {
-    if (id >= text_.size()) {
-      if (comma) *p++ = ',';
-      return WriteDecimal(p, id);
+  // Writes the ids at p, each after a comma but the first when `first`, with 11 bytes of room
+  // an id and 8 more; returns the end. (The tables' pointers in locals: the compiler would
+  // otherwise load them again after every store through p, which may alias them.)
+  char* Write(char* p, std::span<const uint32_t> ids, bool first) const {
+    const uint64_t* const text = text_.data();
+    const uint8_t* const length = length_.data();
+    const size_t known = text_.size();
+    if (first && !ids.empty()) {
+      const uint32_t id = ids[0];
+      if (id >= known) {
+        p = WriteDecimal(p, id);
+      } else {
+        const uint64_t t = text[id] >> 8;
+        std::memcpy(p, &t, 8);
+        p += length[id] - 1;
+      }
+      ids = ids.subspan(1);
     }
-    const uint64_t text = comma ? text_[id] : text_[id] >> 8;
-    std::memcpy(p, &text, 8);
-    return p + length_[id] - (comma ? 0 : 1);
+    for (const uint32_t id : ids) {
+      if (id >= known) {
+        *p++ = ',';
+        p = WriteDecimal(p, id);
+      } else {
+        std::memcpy(p, text + id, 8);
+        p += length[id];
+      }
+    }
+    return p;
   }
 
  private:
@@ -139,23 +177,16 @@ class IdTexts {
   std::vector<uint8_t> length_;
 };
 
-// Writes ids into a JSON array line (`*first`: none written yet), flushing every 4096 ids (a huge
-// line's text never builds up).
+// Writes ids into a JSON array line (`*first`: none written yet), 4096 at a time into the
+// writer's buffer, flushed as it fills (a huge line's text never builds up).
 void AppendIdSpan(std::span<const uint32_t> ids, const IdTexts& texts, bool* first,
                   LineWriter* out) {
   constexpr size_t kStep = 4096;
-  std::string& buf = out->buf();
-  char chunk[11 * kStep + 8];  // at most 10 digits and a comma per id, 8 bytes of slack
+  static_assert(11 * kStep + 8 <= LineWriter::kRoomBytes);
   for (size_t begin = 0; begin < ids.size(); begin += kStep) {
-    const size_t end_id = std::min(ids.size(), begin + kStep);
-    char* p = chunk;
-    size_t i = begin;
-    if (*first && i < end_id) {
-      p = texts.Write(p, ids[i++], false);
-      *first = false;
-    }
-    for (; i < end_id; ++i) p = texts.Write(p, ids[i], true);
-    buf.append(chunk, static_cast<size_t>(p - chunk));
+    const size_t count = std::min(kStep, ids.size() - begin);
+    out->Commit(texts.Write(out->Room(), ids.subspan(begin, count), *first));
+    *first = false;
     out->MaybeFlush();
   }
 }
@@ -202,11 +233,11 @@ int RunTokenize(const TokenizeArgs& args) {
     }
     bool first = true;
     if (!args.tokens && args.piece_bytes > 0 && text.size() > args.piece_bytes) {
-      out.buf().push_back('[');
+      out.Append("[");
       tok.EncodeInPieces(text, args.piece_bytes, [&](std::span<const uint32_t> piece) {
         AppendIdSpan(piece, id_texts, &first, &out);
       });
-      out.buf().append("]\n");
+      out.Append("]\n");
       out.MaybeFlush();
       return;
     }
@@ -215,12 +246,12 @@ int RunTokenize(const TokenizeArgs& args) {
     if (args.tokens) {
       nlohmann::json arr = nlohmann::json::array();
       for (uint32_t id : ids) arr.push_back(std::string(tok.IdToToken(id)));
-      out.buf() += arr.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-      out.buf() += '\n';
+      out.Append(arr.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+      out.Append("\n");
     } else {
-      out.buf().push_back('[');
+      out.Append("[");
       AppendIdSpan(ids, id_texts, &first, &out);
-      out.buf().append("]\n");
+      out.Append("]\n");
     }
     out.MaybeFlush();
   };
