@@ -361,7 +361,8 @@ void BpeModel::BuildRankPairs() {
       uint32_t right = byte_ids_[b[1]];
       if (bytes.size() > 2 && bytes.size() <= kLinearMergeMaxBytes) {
         uint32_t p[kLinearMergeMaxBytes + kLinearSlack];
-        Pair pairs[kLinearMergeMaxBytes + kLinearSlack];
+        LinearPairs pair_room;
+        Pair* const pairs = pair_room.get();
         const size_t m = bytes.size();
         for (size_t k = 0; k < m; ++k) p[k] = byte_ids_[b[k]];
         for (size_t k = 0; k + 1 < m; ++k) pairs[k] = byte_pairs_[b[k] * 256 + b[k + 1]];
@@ -970,7 +971,8 @@ inline size_t BpeModel::MergeLinearParts(uint32_t* parts, Pair* pairs, size_t m,
       std::memcpy(parts + k, moved, sizeof moved);
     }
     for (size_t k = best + 1; k + 2 < m; k += 2) {
-      Pair moved[2];
+      uint64_t moved[2];  // two pairs (not Pairs: those would be initialized first)
+      static_assert(sizeof(Pair) == sizeof(uint64_t));
       std::memcpy(moved, pairs + k + 1, sizeof moved);
       std::memcpy(pairs + k, moved, sizeof moved);
     }
@@ -984,7 +986,8 @@ inline size_t BpeModel::MergeLinearParts(uint32_t* parts, Pair* pairs, size_t m,
 void BpeModel::MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) const {
   // parts[k] is a token; pairs[k] describes the merge of parts[k] and parts[k + 1].
   uint32_t parts[kLinearMergeMaxBytes + kLinearSlack];
-  Pair pairs[kLinearMergeMaxBytes + kLinearSlack];
+  LinearPairs pair_room;
+  Pair* const pairs = pair_room.get();
   size_t m = piece.size();
   const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
   for (size_t k = 0; k < m; ++k) parts[k] = byte_ids_[bytes[k]];
@@ -1137,7 +1140,8 @@ void BpeModel::MergeIds(std::span<const uint32_t> parts, std::vector<uint32_t>* 
   }
   if (n <= kLinearMergeMaxBytes) {
     uint32_t p[kLinearMergeMaxBytes + kLinearSlack];
-    Pair pairs[kLinearMergeMaxBytes + kLinearSlack];
+    LinearPairs pair_room;
+    Pair* const pairs = pair_room.get();
     size_t m = n;
     for (size_t k = 0; k < m; ++k) p[k] = parts[k];
     for (size_t k = 0; k + 1 < m; ++k) pairs[k] = LookupPair(p[k], p[k + 1]);
@@ -1173,7 +1177,8 @@ void BpeModel::ComputeSplits() {
     }
     if (bytes.size() <= kLinearMergeMaxBytes) {  // the linear merge, keeping its last step
       uint32_t p[kLinearMergeMaxBytes + kLinearSlack];
-      Pair pairs[kLinearMergeMaxBytes + kLinearSlack];
+      LinearPairs pair_room;
+      Pair* const pairs = pair_room.get();
       const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
       const size_t m = bytes.size();
       for (size_t k = 0; k < m; ++k) p[k] = byte_ids_[b[k]];

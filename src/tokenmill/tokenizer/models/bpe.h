@@ -57,6 +57,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -226,6 +227,13 @@ class BpeModel {
   struct Pair {
     uint32_t priority = kNone;  // kNone: the pair does not merge
     uint32_t result = kNone;
+  };
+  // Room for the linear merge's pairs, left uninitialized: an array of Pair would write every
+  // element's default (68 pairs a merge, a quarter of the instructions of building the pair
+  // table). Pair is an implicit-lifetime type, so the storage holds a Pair once one is written.
+  struct LinearPairs {
+    alignas(Pair) unsigned char storage[(kLinearMergeMaxBytes + kLinearSlack) * sizeof(Pair)];
+    Pair* get() { return std::launder(reinterpret_cast<Pair*>(storage)); }
   };
 
   static uint64_t HashBytes(std::string_view bytes);
