@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
 #include <filesystem>
@@ -33,20 +34,26 @@ std::string HostName() {
   return buf;
 }
 
-// The pid in a default scratch folder's name tokenmill-<host>-<pid>-<6 hex>, or 0.
+// A default scratch folder is kScratchPrefix + the worker id, which MakeWorkerId() makes
+// <host>-<pid>-<kIdSuffixDigits hex digits>.
+constexpr std::string_view kScratchPrefix = "tokenmill-";
+constexpr size_t kIdSuffixDigits = 6;
+
+// The pid in the name of a default scratch folder of a worker of `host`, or 0.
 pid_t ScratchPid(std::string_view name, std::string_view host) {
-  const std::string prefix = "tokenmill-" + std::string(host) + "-";
-  if (!name.starts_with(prefix)) return 0;
-  name.remove_prefix(prefix.size());
-  const size_t dash = name.find('-');
-  if (dash == 0 || dash == std::string_view::npos || dash > 9 || name.size() != dash + 7) return 0;
+  if (!name.starts_with(kScratchPrefix)) return 0;
+  name.remove_prefix(kScratchPrefix.size());
+  if (!name.starts_with(host) || name.substr(host.size(), 1) != "-") return 0;
+  name.remove_prefix(host.size() + 1);
   pid_t pid = 0;
-  for (size_t i = 0; i < dash; ++i) {
-    if (name[i] < '0' || name[i] > '9') return 0;
-    pid = pid * 10 + (name[i] - '0');
+  const auto [end, error] = std::from_chars(name.data(), name.data() + name.size(), pid);
+  const std::string_view suffix = name.substr(static_cast<size_t>(end - name.data()));
+  if (error != std::errc() || end == name.data() || suffix.size() != 1 + kIdSuffixDigits ||
+      suffix[0] != '-') {
+    return 0;
   }
-  for (size_t i = dash + 1; i < name.size(); ++i) {
-    if (!std::isxdigit(static_cast<unsigned char>(name[i]))) return 0;
+  for (const char c : suffix.substr(1)) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return 0;
   }
   return pid;
 }
@@ -54,6 +61,7 @@ pid_t ScratchPid(std::string_view name, std::string_view host) {
 std::string MakeWorkerId() {
   std::random_device rd;
   char suffix[16];
+  static_assert(kIdSuffixDigits == 6);
   std::snprintf(suffix, sizeof(suffix), "%06x", static_cast<unsigned>(rd() & 0xffffff));
   return HostName() + "-" + std::to_string(getpid()) + "-" + suffix;
 }
@@ -158,7 +166,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   if (scratch.empty()) {
     const char* tmp = std::getenv("TMPDIR");
     const std::string parent = tmp && *tmp ? tmp : "/tmp";
-    scratch = parent + "/tokenmill-" + worker_id;
+    scratch = parent + "/" + std::string(kScratchPrefix) + worker_id;
     const int removed = RemoveStaleScratch(parent, HostName());
     if (removed > 0) {
       LogInfo("removed " + std::to_string(removed) +
