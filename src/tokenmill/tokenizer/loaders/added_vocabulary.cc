@@ -24,7 +24,7 @@ void AddedTokenMatcher::Add(AddedToken token) {
     }
     node = child;
   }
-  first_byte_[static_cast<unsigned char>(token.content[0])] = true;
+  first_bytes_.Add(static_cast<unsigned char>(token.content[0]));
   // A repeated content: the later entry wins, as in HF's map from content to token.
   nodes_[static_cast<size_t>(node)].token = static_cast<int32_t>(tokens_.size());
   tokens_.push_back(std::move(token));
@@ -51,11 +51,7 @@ bool WordCharAt(std::string_view s, size_t i) {
 void AddedTokenMatcher::Find(std::string_view text, std::vector<Split>* splits) const {
   size_t emitted = 0;  // text before this is in *splits
   size_t pos = 0;
-  while (pos < text.size()) {
-    if (!first_byte_[static_cast<unsigned char>(text[pos])]) {
-      ++pos;
-      continue;
-    }
+  while ((pos = first_bytes_.Find(text, pos)) < text.size()) {
     // The longest token starting at pos.
     int32_t node = 0;
     int32_t best = -1;

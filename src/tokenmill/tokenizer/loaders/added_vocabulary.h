@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "tokenmill/base/byte_set.h"
+
 namespace tokenmill::hf {
 
 struct AddedToken {
@@ -44,7 +46,7 @@ class AddedTokenMatcher {
   int32_t Child(int32_t node, unsigned char b) const;
   std::vector<AddedToken> tokens_;
   std::vector<Node> nodes_{Node{}};
-  bool first_byte_[256] = {};
+  ByteSet first_bytes_;  // of the tokens' contents
   bool skip_special_ = false;
 };
 

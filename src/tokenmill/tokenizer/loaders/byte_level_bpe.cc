@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "tokenmill/base/byte_set.h"
 #include "tokenmill/base/utf8.h"
 #include "tokenmill/tokenizer/loaders/json_parse.h"
 #include "tokenmill/tokenizer/models/bpe.h"
@@ -303,7 +304,7 @@ class BpeTokenizer final : public Tokenizer {
         matched_.begin(), matched_.end(),
         [](const AddedToken& a, const AddedToken& b) { return a.text.size() > b.text.size(); });
     for (const AddedToken& t : matched_) {
-      if (!t.text.empty()) first_bytes_[static_cast<unsigned char>(t.text[0])] = true;
+      if (!t.text.empty()) first_bytes_.Add(static_cast<unsigned char>(t.text[0]));
     }
   }
 
@@ -338,7 +339,6 @@ class BpeTokenizer final : public Tokenizer {
   // than the token with lstrip/rstrip; never before `floor`).
   const AddedToken* MatchAt(std::string_view text, size_t floor, size_t pos, size_t* start,
                             size_t* end) const {
-    if (!first_bytes_[static_cast<unsigned char>(text[pos])]) return nullptr;
     for (const AddedToken& t : matched_) {
       if (text.compare(pos, t.text.size(), t.text) != 0) continue;
       size_t s = pos;
@@ -369,17 +369,18 @@ class BpeTokenizer final : public Tokenizer {
   template <typename OnSegment, typename OnToken>
   void ForEachSegment(std::string_view text, OnSegment&& on_segment, OnToken&& on_token) const {
     size_t segment = 0;
-    for (size_t pos = 0; pos < text.size() && !matched_.empty();) {
+    for (size_t pos = first_bytes_.Find(text, 0); pos < text.size();) {
       size_t start;
       size_t end;
       const AddedToken* token = MatchAt(text, segment, pos, &start, &end);
       if (token == nullptr) {
-        ++pos;
+        pos = first_bytes_.Find(text, pos + 1);
         continue;
       }
       on_segment(text.substr(segment, start - segment));
       on_token(token->id);
-      segment = pos = end;
+      segment = end;
+      pos = first_bytes_.Find(text, end);
     }
     on_segment(text.substr(segment));
   }
@@ -445,7 +446,7 @@ class BpeTokenizer final : public Tokenizer {
   SpecialTokens specials_;
   std::unordered_map<uint32_t, std::string> text_by_id_;  // specials, added and non-byte tokens
   std::vector<AddedToken> matched_;
-  bool first_bytes_[256] = {};
+  ByteSet first_bytes_;  // of the matched_ tokens
   NormalForm normal_form_ = NormalForm::kNone;
   uint32_t vocab_size_ = 0;
 };

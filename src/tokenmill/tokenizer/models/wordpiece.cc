@@ -412,8 +412,7 @@ WordPieceTokenizer::WordPieceTokenizer(Config config) : config_(std::move(config
   std::stable_sort(config_.literal_tokens.begin(), config_.literal_tokens.end(),
                    [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   for (const auto& [text, id] : config_.literal_tokens) {
-    const auto b = static_cast<unsigned char>(text[0]);
-    literal_first_bytes_[b >> 6] |= uint64_t{1} << (b & 63);
+    literal_first_bytes_.Add(static_cast<unsigned char>(text[0]));
     if (text.find(' ') != std::string::npos) literal_has_space_ = true;
   }
 }
@@ -489,12 +488,7 @@ void WordPieceTokenizer::EncodeImpl(std::string_view text, std::vector<uint32_t>
   size_t segment = 0;
   size_t i = 0;
   const size_t n = text.size();
-  while (i < n) {
-    const auto b = static_cast<unsigned char>(text[i]);
-    if (((literal_first_bytes_[b >> 6] >> (b & 63)) & 1) == 0) {
-      ++i;
-      continue;
-    }
+  while ((i = literal_first_bytes_.Find(text, i)) < n) {
     bool matched = false;
     for (const auto& [token, id] : config_.literal_tokens) {
       if (text.compare(i, token.size(), token) == 0) {

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "tokenmill/base/byte_set.h"
 #include "tokenmill/base/status.h"
 #include "tokenmill/tokenizer/loaders/json_parse.h"
 #include "tokenmill/tokenizer/normalizers/bert_normalizer.h"
@@ -135,8 +136,8 @@ class WordPieceTokenizer final : public Tokenizer {
   WordPieceTrie continuation_;    // "##x" tokens, keyed by "x"
   std::vector<uint32_t> single_;  // BMP code point -> id of the one-character token
   uint32_t unk_id_ = 0;
-  uint64_t literal_first_bytes_[4] = {0, 0, 0, 0};  // bitmap of the literal tokens' first bytes
-  bool literal_has_space_ = false;                  // a literal token holds ' '
+  ByteSet literal_first_bytes_;     // the literal tokens' first bytes
+  bool literal_has_space_ = false;  // a literal token holds ' '
 };
 
 }  // namespace tokenmill
