@@ -90,13 +90,13 @@ class BpeModel {
   // concatenation of their parts and every byte has a token: each character (and each run of
   // other bytes) merged on its own, through the cache. Each cut between two parts must then be
   // one the merge never crosses: CutIsClear shows that no token spans it (the exact split's
-  // argument), or, where backtracks(), the pair across it is valid (IsValidPair), and the
-  // joined encodings are the piece's by the lemma the backtracking encoder rests on (a sequence
-  // of tokens whose bytes each merge to themselves, with every adjacent pair valid, is the
-  // merge's result). Otherwise (a token spans the cut: under 1% of the cuts in Chinese text with
-  // cl100k_base, more with vocabularies of Chinese words; or a vocabulary without rising
-  // priorities, Llama-3's, and a cut the filter cannot clear) the parts on both sides are
-  // joined, merged again as one.
+  // argument), or the pair across it, two regular tokens (see BuildValidPairs), is valid
+  // (IsValidPair), and the joined encodings are the piece's by the lemma the backtracking
+  // encoder rests on (a sequence of tokens whose bytes each merge to themselves, with every
+  // adjacent pair valid, is the merge's result). Otherwise (a token spans the cut: under 1% of
+  // the cuts in Chinese text with cl100k_base, more with vocabularies of Chinese words; or an
+  // irregular token beside a cut the filter cannot clear, in Llama-3's vocabulary) the parts on
+  // both sides are joined, merged again as one.
   static constexpr size_t kCharacterwiseMinBytes = 6;
   // (The characters of 3 bytes come from a table of the merges of all 65,536 such sequences,
   // made with the pairs' tables: 512 KiB, about 10 ms with cl100k_base, more where the splits of
@@ -165,6 +165,12 @@ class BpeModel {
   // the longest token + 256 is used). Smaller ones only for tests: they slide on short pieces.
   void set_backtrack_window(size_t positions) { backtrack_window_ = positions; }
 
+  // Tests: how many tokens the validity test does not answer for, as their merges do not rise
+  // in priority (see BuildValidPairs; Llama-3: 107 of 128,000). Builds the splits if needed.
+  size_t irregular_tokens() const {
+    EnsureValidPairs();
+    return irregular_tokens_;
+  }
   // Tests: the characterwise encoder's tables are built once the pieces that would use them add
   // up to this many bytes (default kCharacterwiseBuildBytes; 0: at the first).
   void set_characterwise_build_bytes(size_t bytes) { characterwise_build_bytes_ = bytes; }
@@ -314,9 +320,9 @@ class BpeModel {
   void BuildBacktrack();
   // Builds the tables once (thread-safe); returns backtrack_ok_.
   bool EnsureBacktrack() const;
-  // The splits and the check that they rise in priority (valid_pairs_ok_): the characterwise
-  // encoder and the backtracking one need them. EnsureValidPairs builds them once
-  // (thread-safe) and returns valid_pairs_ok_.
+  // The splits and which tokens are regular, their merges rising in priority (valid_pairs_ok_,
+  // rising_, irregular_): the characterwise encoder and the backtracking one need them.
+  // EnsureValidPairs builds them once (thread-safe) and returns valid_pairs_ok_.
   void BuildValidPairs();
   bool EnsureValidPairs() const;
   // char3_, cut_trigrams_ and wide_token_filter_, for the characterwise encoder (sets
@@ -400,12 +406,18 @@ class BpeModel {
   // tokens: the single bytes and the 2-byte prefixes direct, deeper prefixes in open addressing
   // by (parent node, byte); each slot holds the token of its child node, so one probe a byte.
   bool backtrack_ok_ = false;
-  // Whether IsValidPair holds (EnsureValidPairs). The characterwise encoder
+  // Whether IsValidPair holds for pairs of regular tokens (EnsureValidPairs). The characterwise
+  // encoder
   // (EnsureCharacterwise): whether it applies, and the merge of each 3-byte sequence
   // E0..EF 80..BF 80..BF, indexed by its 4 + 6 + 6 payload bits: its 1 to 3 ids plus one, 21
   // bits each, the first in the lowest bits.
   static constexpr uint64_t kChar3IdMask = (uint64_t{1} << 21) - 1;
   bool valid_pairs_ok_ = false;
+  // Whether every token is regular (see BuildValidPairs); else irregular_ marks by id those
+  // IsValidPair cannot answer for.
+  bool rising_ = false;
+  std::vector<uint64_t> irregular_;
+  size_t irregular_tokens_ = 0;
   bool characterwise_ok_ = false;
   std::vector<uint64_t> char3_;
   std::vector<uint64_t> wide_token_filter_;  // see MayBeWideToken
