@@ -530,8 +530,8 @@ bool BpeModel::BytesAndConcatenations() const {
 
 void BpeModel::BuildValidPairs() {
   valid_pairs_ok_ = false;
-  rising_ = false;
   irregular_.clear();
+  irregular_tokens_ = 0;
   // Every piece then has an encoding of usable tokens, and the bytes of a token are its leaves.
   if (!BytesAndConcatenations()) return;
   // The split of every token (see ComputeSplits); a token whose bytes do not merge to itself is
@@ -546,44 +546,23 @@ void BpeModel::BuildValidPairs() {
   // with a node that merges at a lower priority than one of its parts (the merge waits for the
   // part) is irregular, and so is every token whose split tree holds it. IsValidPair answers
   // only for pairs of regular tokens (its walk meets no other node); the backtracking encoder,
-  // which must test any pair, needs every token regular (rising_).
-  std::vector<uint8_t> state(n_ids, 0);  // 0: not yet known, 1: regular, 2: irregular
-  std::vector<uint32_t> stack;
-  size_t irregular = 0;
-  for (uint32_t root = 0; root < n_ids; ++root) {
-    if (state[root] != 0) continue;
-    stack.push_back(root);
-    while (!stack.empty()) {  // post-order: a node is decided once both its parts are
-      const uint32_t id = stack.back();
-      const Split& s = splits_[id];
-      if (state[id] != 0) {  // pushed twice (a token of two equal parts)
-        stack.pop_back();
-        continue;
-      }
-      if (s.rank == 0) {
-        state[id] = 1;
-        stack.pop_back();
-        continue;
-      }
-      if (state[s.left] == 0 || state[s.right] == 0) {
-        if (state[s.left] == 0) stack.push_back(s.left);
-        if (state[s.right] == 0) stack.push_back(s.right);
-        continue;
-      }
-      const bool rising = splits_[s.left].rank < s.rank && splits_[s.right].rank < s.rank;
-      state[id] = rising && state[s.left] == 1 && state[s.right] == 1 ? 1 : 2;
-      irregular += state[id] == 2 ? 1 : 0;
-      stack.pop_back();
+  // which must test any pair, needs every token regular. A token's parts are shorter than it
+  // (merge results are concatenations here), so in order of length its parts come first.
+  std::vector<uint32_t> by_length(n_ids);
+  for (uint32_t id = 0; id < n_ids; ++id) by_length[id] = id;
+  std::sort(by_length.begin(), by_length.end(),
+            [&](uint32_t x, uint32_t y) { return spans_[x].length < spans_[y].length; });
+  irregular_.assign((n_ids + 63) / 64, 0);
+  for (const uint32_t id : by_length) {
+    const Split& s = splits_[id];
+    if (s.rank == 0) continue;  // a byte, or a token its own bytes do not merge to
+    const bool rising = splits_[s.left].rank < s.rank && splits_[s.right].rank < s.rank;
+    if (!rising || IsIrregular(s.left) || IsIrregular(s.right)) {
+      irregular_[id / 64] |= uint64_t{1} << (id % 64);
+      ++irregular_tokens_;
     }
   }
-  rising_ = irregular == 0;
-  if (!rising_) {
-    irregular_.assign((n_ids + 63) / 64, 0);
-    for (uint32_t id = 0; id < n_ids; ++id) {
-      if (state[id] == 2) irregular_[id / 64] |= uint64_t{1} << (id % 64);
-    }
-  }
-  irregular_tokens_ = irregular;
+  if (irregular_tokens_ == 0) irregular_.clear();  // IsValidPair then skips the look-up
   valid_pairs_ok_ = true;
 }
 
@@ -1264,7 +1243,7 @@ void BpeModel::BuildBacktrack() {
   // Needs a token for every byte (every piece then has an encoding of usable tokens) and merge
   // results that are the concatenation of their parts (the bytes of a token are its leaves).
   // Tests any pair of tokens: needs the validity test for all (every token regular).
-  if (!EnsureValidPairs() || !rising_) return;
+  if (!EnsureValidPairs() || irregular_tokens_ != 0) return;
   const size_t n_ids = spans_.size();
   const std::vector<uint8_t>& usable = usable_;
   // The trie of the usable tokens.
@@ -1397,8 +1376,7 @@ inline uint32_t BpeModel::LongestPrefix(const unsigned char* bytes, size_t n) co
 // ends the state, the pair across must have a priority below p to win (a's pair is leftmost);
 // when b does, p or below (the pair across is leftmost).
 inline bool BpeModel::IsValidPair(uint32_t a, uint32_t b) const {
-  if (!irregular_.empty() && (((irregular_[a / 64] >> (a % 64)) & 1) != 0 ||
-                              ((irregular_[b / 64] >> (b % 64)) & 1) != 0)) {
+  if (!irregular_.empty() && (IsIrregular(a) || IsIrregular(b))) {
     return false;  // not known: the caller joins the parts (see BuildValidPairs)
   }
   uint64_t limit = UINT64_MAX;

@@ -321,7 +321,7 @@ class BpeModel {
   // Builds the tables once (thread-safe); returns backtrack_ok_.
   bool EnsureBacktrack() const;
   // The splits and which tokens are regular, their merges rising in priority (valid_pairs_ok_,
-  // rising_, irregular_): the characterwise encoder and the backtracking one need them.
+  // irregular_): the characterwise encoder and the backtracking one need them.
   // EnsureValidPairs builds them once (thread-safe) and returns valid_pairs_ok_.
   void BuildValidPairs();
   bool EnsureValidPairs() const;
@@ -355,6 +355,8 @@ class BpeModel {
   std::shared_ptr<BacktrackOnce> backtrack_once_ = std::make_shared<BacktrackOnce>();
   // BPE(bytes(a) + bytes(b)) == [a, b], for tokens whose own bytes merge to themselves.
   bool IsValidPair(uint32_t a, uint32_t b) const;
+  // Whether irregular_ (not empty) marks `id`.
+  bool IsIrregular(uint32_t id) const { return ((irregular_[id / 64] >> (id % 64)) & 1) != 0; }
   // The longest token (whose bytes merge to itself) that is a prefix of bytes[0..n), n >= 1.
   uint32_t LongestPrefix(const unsigned char* bytes, size_t n) const;
   struct TrieSlot {
@@ -413,9 +415,8 @@ class BpeModel {
   // bits each, the first in the lowest bits.
   static constexpr uint64_t kChar3IdMask = (uint64_t{1} << 21) - 1;
   bool valid_pairs_ok_ = false;
-  // Whether every token is regular (see BuildValidPairs); else irregular_ marks by id those
-  // IsValidPair cannot answer for.
-  bool rising_ = false;
+  // The tokens IsValidPair cannot answer for (see BuildValidPairs), a bit by id; empty when
+  // every token is regular.
   std::vector<uint64_t> irregular_;
   size_t irregular_tokens_ = 0;
   bool characterwise_ok_ = false;
