@@ -12,7 +12,9 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "tokenmill/launch/launcher.h"
 #include "tokenmill/launch/names.h"
@@ -164,6 +166,47 @@ std::string Logs(const std::string& dir) {
   return text;
 }
 
+// The processes of `tokenmill work <store>` on this machine (the test cluster is one node).
+std::vector<pid_t> WorkerPids(const std::string& store) {
+  std::vector<pid_t> pids;
+  for (const auto& entry : fs::directory_iterator("/proc")) {
+    std::string name = entry.path().filename().string();
+    if (!IsDigits(name)) continue;
+    std::string cmdline = ReadFile(entry.path().string() + "/cmdline");
+    std::vector<std::string> argv;
+    for (size_t start = 0; start < cmdline.size();) {
+      size_t end = cmdline.find('\0', start);
+      if (end == std::string::npos) end = cmdline.size();
+      argv.push_back(cmdline.substr(start, end - start));
+      start = end + 1;
+    }
+    if (argv.size() >= 3 && argv[1] == "work" && argv[2] == store) {
+      pids.push_back(static_cast<pid_t>(std::stol(name)));
+    }
+  }
+  return pids;
+}
+
+// Waits until `count` worker processes of `store` are stopped (state T in /proc/<pid>/stat).
+bool WaitUntilStopped(const std::string& store, size_t count) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::vector<pid_t> pids = WorkerPids(store);
+    size_t stopped = 0;
+    for (pid_t pid : pids) {
+      std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+      size_t paren = stat.rfind(')');  // the state follows the command name in parentheses
+      if (paren != std::string::npos && paren + 2 < stat.size() &&
+          (stat[paren + 2] == 'T' || stat[paren + 2] == 't')) {
+        ++stopped;
+      }
+    }
+    if (pids.size() == count && stopped == count) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
 // Cancels the whole job when the test ends, whatever happened.
 class ScopedCancel {
  public:
@@ -254,23 +297,35 @@ TEST(SlurmE2eTest, CancelledTasksLoseNothing) {
   ScopedCancel cancel;
   cancel.Add(id);
 
-  // As soon as both tasks run and some work is done, kill task 0 hard (its leases must expire)
-  // and cancel task 1 as a user would (SIGTERM: it gives its leases back).
+  // As soon as both tasks run and some work is done, freeze them (SIGSTOP), so that what the
+  // store says is still true when they are cancelled: without it the rest of the job can finish
+  // between the status read and the cancel on a busy machine. Then kill task 0 hard (its leases
+  // must expire) and cancel task 1 as a user would (scancel sends SIGCONT, then SIGTERM: it gives
+  // its leases back).
   auto deadline = std::chrono::steady_clock::now() + kJobTimeout;
-  bool midway = false;
+  bool frozen = false;
   while (std::chrono::steady_clock::now() < deadline) {
     std::string states = ActiveStates(id);
     if (states.empty()) break;  // finished before we could cancel anything
-    nlohmann::json status = StatusJson(store);
     int running = 0;
     for (size_t pos = 0; (pos = states.find("RUNNING", pos)) != std::string::npos; ++pos) ++running;
+    nlohmann::json status = StatusJson(store);
     if (running == 2 && status.is_object() && status["tasks"].value("done", 0) >= 1) {
-      midway = !status.value("complete", false);
-      std::fprintf(stderr, "cancelling with %d of %d tasks done\n",
-                   status["tasks"].value("done", 0), status["tasks"].value("total", 0));
+      auto stop = RunProcess({"scancel", "--signal=STOP", "--full", id});
+      ASSERT_TRUE(stop.ok() && stop->exit_code == 0) << (stop.ok() ? stop->err : "");
+      frozen = WaitUntilStopped(store, 2);
+      if (!frozen && !ActiveStates(id).empty()) {
+        ADD_FAILURE() << "SIGSTOP did not stop both workers of job " << id;
+      }
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  nlohmann::json at_cancel = StatusJson(store);
+  const bool midway = frozen && !at_cancel.value("complete", true);
+  if (frozen) {
+    std::fprintf(stderr, "cancelling with %d of %d tasks done\n",
+                 at_cancel["tasks"].value("done", 0), at_cancel["tasks"].value("total", 0));
   }
   auto kill = RunProcess({"scancel", "--signal=KILL", "--full", id + "_0"});
   ASSERT_TRUE(kill.ok());
@@ -280,6 +335,9 @@ TEST(SlurmE2eTest, CancelledTasksLoseNothing) {
   nlohmann::json after_cancel = StatusJson(store);
   if (midway) {
     EXPECT_FALSE(after_cancel.value("complete", true)) << after_cancel.dump(2);
+    // Task 1 woke up to SIGTERM and stopped cleanly: its summary is the last thing it logs.
+    std::string log1 = ReadFile(dir.Join("slurm/logs/tokenmill-" + id + "_1.log"));
+    EXPECT_NE(log1.find("tokenmill: worker done:"), std::string::npos) << log1;
   } else {
     std::fprintf(stderr, "note: the job finished before its tasks could be cancelled midway\n");
   }
