@@ -269,7 +269,18 @@ class SlowTaskTest(tmtest.TempDirTest):
         store = out + "/_job"
         wait_for(lambda: tmtest.job_planned(store) and status_json(store)["tasks"]["done"] >= 1,
                  120, what="some tasks done")
+        # Freeze the workers, so that the job cannot finish between the status read and the
+        # interrupt however loaded the machine is; `run` forwards SIGTERM to them, and once it
+        # is pending in both, SIGCONT delivers it.
+        workers = tmtest.child_pids(p.pid)
+        self.assertEqual(len(workers), 2, workers)
+        tmtest.freeze(workers)
+        self.assertFalse(status_json(store)["complete"])
         p.send_signal(signal.SIGTERM)
+        wait_for(lambda: all(tmtest.signal_pending(w, signal.SIGTERM) for w in workers), 30,
+                 interval=0.02, what="`run` to forward SIGTERM to its workers")
+        for pid in workers:
+            os.kill(pid, signal.SIGCONT)
         self.assertEqual(p.wait(timeout=60), 143)
         st = status_json(store)
         self.assertFalse(st["complete"])

@@ -115,6 +115,55 @@ def wait_for(predicate, timeout, interval=0.2, what="condition"):
     raise AssertionError("timed out after %ss waiting for %s" % (timeout, what))
 
 
+def child_pids(pid):
+    """The processes whose parent is `pid` (e.g. the workers of `tokenmill run`)."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name) as f:
+                stat = f.read()
+        except OSError:
+            continue  # ended meanwhile
+        fields = stat[stat.rfind(")") + 2:].split()  # state, ppid, ... after "(comm)"
+        if int(fields[1]) == pid:
+            pids.append(int(name))
+    return pids
+
+
+def freeze(pids):
+    """Stops `pids` (SIGSTOP) and returns once every one of them is stopped or gone."""
+    for pid in pids:
+        os.kill(pid, signal.SIGSTOP)
+
+    def stopped():
+        for pid in pids:
+            try:
+                with open("/proc/%d/stat" % pid) as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            if stat[stat.rfind(")") + 2] not in "TtZ":
+                return False
+        return True
+
+    wait_for(stopped, 30, interval=0.02, what="processes %s to stop" % pids)
+
+
+def signal_pending(pid, signum):
+    """Whether `signum` waits to be delivered to process `pid` (e.g. while it is stopped)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            for line in f:
+                if line.startswith(("SigPnd:", "ShdPnd:")):
+                    if int(line.split()[1], 16) & (1 << (signum - 1)):
+                        return True
+    except OSError:
+        return False
+    return False
+
+
 class TempDirTest(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="tokenmill-e2e-")
