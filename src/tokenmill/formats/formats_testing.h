@@ -1,13 +1,11 @@
-// Helpers for the formats/ tests: a temporary folder, whole-file reads and example factories.
+// Helpers for the formats/ tests (beside TempDir, testing/temp_dir.h): whole-file reads and
+// example factories.
 // Test-only. Thread-safety: none needed.
 #pragma once
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -16,41 +14,9 @@
 #include "tokenmill/examples/example.h"
 #include "tokenmill/formats/shard_reader.h"
 #include "tokenmill/formats/shard_writer.h"
+#include "tokenmill/testing/temp_dir.h"
 
 namespace tokenmill::testing {
-
-// A fresh folder under $TMPDIR (or /tmp), deleted with its content on destruction.
-class TempDir {
- public:
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base != nullptr ? base : "/tmp") + "/tm-formats-XXXXXX";
-    std::vector<char> buf(pattern.begin(), pattern.end());
-    buf.push_back('\0');
-    path_ = ::mkdtemp(buf.data()) != nullptr ? std::string(buf.data()) : std::string();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  std::string Join(const std::string& name) const { return path_ + "/" + name; }
-  // File names in the folder, sorted.
-  std::vector<std::string> List() const {
-    std::vector<std::string> names;
-    for (const auto& e : std::filesystem::directory_iterator(path_)) {
-      names.push_back(e.path().filename().string());
-    }
-    std::sort(names.begin(), names.end());
-    return names;
-  }
-
- private:
-  std::string path_;
-};
 
 inline std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

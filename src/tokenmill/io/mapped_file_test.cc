@@ -1,5 +1,6 @@
 #include "tokenmill/io/mapped_file.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -47,18 +48,20 @@ TEST(MappedFileTest, EmptyMissingAndNonRegularFilesAreNotMapped) {
 TEST(MappedFileDeathTest, ATruncatedFileIsAClearErrorNotACrash) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   const std::string path = TempPath("truncated");
+  // The child removes the file before it dies (a mapping outlives its name), so nothing is left.
   EXPECT_EXIT(
       {
         WriteFile(path, std::string(1 << 20, 'y'));
         auto f = MappedFile::Open(path);
         if (f == nullptr) std::_Exit(3);
-        std::filesystem::resize_file(path, 0);       // another process would do this
+        const int fd = ::open(path.c_str(), O_RDWR);
+        if (fd < 0 || ::unlink(path.c_str()) != 0) std::_Exit(5);
+        if (::ftruncate(fd, 0) != 0) std::_Exit(6);  // another process would do this
         volatile char c = f->text()[(1 << 20) - 1];  // a page past the new end: SIGBUS
         (void)c;
         std::_Exit(4);
       },
       ::testing::ExitedWithCode(1), "became shorter while it was read");
-  std::filesystem::remove(path);
 }
 
 TEST(MappedFileDeathTest, OtherBusErrorsKeepTheirDefaultAction) {
@@ -67,8 +70,8 @@ TEST(MappedFileDeathTest, OtherBusErrorsKeepTheirDefaultAction) {
   WriteFile(path, "text");
   auto f = MappedFile::Open(path);  // installs the handler
   ASSERT_NE(f, nullptr);
+  std::filesystem::remove(path);  // before the death test's child (which runs this too) dies
   EXPECT_EXIT(std::raise(SIGBUS), ::testing::KilledBySignal(SIGBUS), "");
-  std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -1,38 +1,14 @@
 #include "tokenmill/io/test_util.h"
 
-#include <stdlib.h>
 #include <zlib.h>
 #include <zstd.h>
 
-#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 #include <stdexcept>
 
 namespace tokenmill::testing {
-
-TempDir::TempDir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string tmpl =
-      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/tokenmill-io-test-XXXXXX";
-  if (mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed: " + tmpl);
-  path_ = tmpl;
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
-
-std::string TempDir::Write(std::string_view name, std::string_view data) const {
-  const std::filesystem::path full = std::filesystem::path(path_) / name;
-  std::filesystem::create_directories(full.parent_path());
-  std::ofstream out(full, std::ios::binary);
-  out.write(data.data(), static_cast<std::streamsize>(data.size()));
-  if (!out) throw std::runtime_error("cannot write " + full.string());
-  return full.string();
-}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -1,6 +1,6 @@
-// Helpers for the io tests: temporary folders with real files, compression, reading all
+// Helpers for the io tests: real files (in a TempDir, testing/temp_dir.h), compression, reading all
 // documents, and a plain reference splitter for the text format.
-// Test-only code. Thread-safety: functions are thread-safe; a TempDir is used by one thread.
+// Test-only code. Thread-safety: functions are thread-safe.
 #pragma once
 
 #include <string>
@@ -8,24 +8,9 @@
 #include <vector>
 
 #include "tokenmill/io/document_reader.h"
+#include "tokenmill/testing/temp_dir.h"
 
 namespace tokenmill::testing {
-
-// A fresh folder under $TMPDIR (mkdtemp), removed with its content on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-
-  const std::string& path() const { return path_; }
-  // Writes `data` to path()/name (creating sub-folders) and returns the full path.
-  std::string Write(std::string_view name, std::string_view data) const;
-
- private:
-  std::string path_;
-};
 
 std::string ReadFile(const std::string& path);
 

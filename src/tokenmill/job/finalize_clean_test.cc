@@ -1,12 +1,12 @@
 // RemoveIncompleteOutput: the orphaned temporary files of the job's own names go, others stay.
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "tokenmill/job/finalize.h"
 #include "tokenmill/storage/local_storage.h"
+#include "tokenmill/testing/temp_dir.h"
 
 namespace tokenmill {
 namespace {
@@ -27,9 +27,8 @@ TEST(FinalizeClean, OwnNames) {
 }
 
 TEST(FinalizeClean, RemovesOrphanedTemporariesOfOwnNamesOnly) {
-  std::string tmpl = (fs::temp_directory_path() / "tm_clean_XXXXXX").string();
-  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-  const std::string dir = tmpl;
+  const testing::TempDir tmp("tm_clean");
+  const std::string dir = tmp.path();
   auto touch = [&](const std::string& name) { std::ofstream(dir + "/" + name) << "partial"; };
   touch(".part-000223-000.tfrecord.tmp.1506.091701db85f258cb");  // a killed worker's shard
   touch(".manifest.json.tmp.77.aa");

@@ -2,7 +2,6 @@
 #include "tokenmill/job/finalize.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -14,6 +13,7 @@
 #include "tokenmill/job/planner.h"
 #include "tokenmill/job/worker.h"
 #include "tokenmill/storage/storage.h"
+#include "tokenmill/testing/temp_dir.h"
 
 namespace tokenmill {
 namespace {
@@ -25,9 +25,6 @@ class FinalizeTest : public ::testing::Test {
   static constexpr int kFiles = 6;  // one task each
 
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "tm_finalize_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
     for (int f = 0; f < kFiles; ++f) {
       std::ofstream out(dir_ + "/in-" + std::to_string(f) + ".txt");
       for (int line = 0; line < 200; ++line) {
@@ -57,12 +54,9 @@ class FinalizeTest : public ::testing::Test {
     ASSERT_TRUE(worker.ok()) << worker.status().ToString();
     ASSERT_EQ(worker->tasks_done, uint64_t{kFiles});
   }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
 
-  std::string dir_;
+  testing::TempDir tmp_{"tm_finalize"};
+  const std::string dir_ = tmp_.path();
   std::string store_;
   JobSpec spec_;
 };

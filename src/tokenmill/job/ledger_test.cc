@@ -1,7 +1,6 @@
 #include "tokenmill/job/ledger.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <atomic>
 #include <filesystem>
@@ -9,6 +8,7 @@
 #include <thread>
 
 #include "tokenmill/storage/fault_injection_storage.h"
+#include "tokenmill/testing/temp_dir.h"
 
 namespace tokenmill {
 namespace {
@@ -16,13 +16,10 @@ namespace {
 class LedgerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/tokenmill-ledger-XXXXXX";
-    root_ = mkdtemp(tmpl);
     auto s = StorageFor(root_);
     ASSERT_TRUE(s.ok());
     store_ = *s;
   }
-  void TearDown() override { std::filesystem::remove_all(root_); }
 
   Ledger Make(const std::string& holder, uint64_t tasks, LedgerOptions o = {}) {
     return Ledger(store_, StorePaths(root_ + "/job"), tasks, holder, o);
@@ -34,7 +31,8 @@ class LedgerTest : public ::testing::Test {
     return d;
   }
 
-  std::string root_;
+  testing::TempDir tmp_{"tokenmill-ledger"};
+  const std::string root_ = tmp_.path();
   Storage* store_ = nullptr;
 };
 

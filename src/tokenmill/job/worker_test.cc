@@ -2,7 +2,6 @@
 #include "tokenmill/job/worker.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+
+#include "tokenmill/testing/temp_dir.h"
 
 namespace tokenmill {
 namespace {
@@ -27,15 +28,6 @@ pid_t DeadPid() {
 
 class StaleScratchTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "tm_scratch_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
   // A folder with a partial shard in a task folder, last touched `age` ago.
   std::string Make(const std::string& name, std::chrono::seconds age) {
     const std::string path = dir_ + "/" + name;
@@ -44,7 +36,8 @@ class StaleScratchTest : public ::testing::Test {
     fs::last_write_time(path, fs::file_time_type::clock::now() - age);
     return path;
   }
-  std::string dir_;
+  testing::TempDir tmp_{"tm_scratch"};
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(StaleScratchTest, RemovesOnlyOldFoldersOfThisHostsDeadWorkers) {

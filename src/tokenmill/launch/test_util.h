@@ -1,36 +1,19 @@
-// Helpers shared by the launch tests: temporary folders, files, tools on PATH.
+// Helpers shared by the launch tests: files (in a TempDir, testing/temp_dir.h), tools on PATH.
 // Thread-safety: for tests only; not thread-safe.
 #pragma once
 
 #include <stdlib.h>
 #include <sys/stat.h>
 
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
 
+#include "tokenmill/testing/temp_dir.h"
+
 namespace tokenmill::launch::testing {
 
-// A fresh folder under $TMPDIR, removed with everything in it when the object goes.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "tm-launch-test-XXXXXX").string();
-    path_ = ::mkdtemp(tmpl.data()) != nullptr ? tmpl : "";
-  }
-  ~TempDir() {
-    std::error_code ec;
-    if (!path_.empty()) std::filesystem::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& path() const { return path_; }
-  std::string Join(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using ::tokenmill::testing::TempDir;
 
 inline void WriteFile(const std::string& path, const std::string& text, bool executable = false) {
   std::ofstream(path, std::ios::binary | std::ios::trunc) << text;

@@ -1,13 +1,13 @@
 #include "tokenmill/storage/aws_config.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
 #include <map>
 
 #include "tokenmill/base/log.h"
+#include "tokenmill/testing/temp_dir.h"
 
 namespace tokenmill {
 namespace {
@@ -17,13 +17,9 @@ namespace fs = std::filesystem;
 class AwsConfigTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "tm_aws_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    home_ = tmpl;
     fs::create_directories(home_ + "/.aws");
     vars_["HOME"] = home_;
   }
-  void TearDown() override { fs::remove_all(home_); }
 
   EnvLookup Env() {
     return [this](const std::string& name) -> std::optional<std::string> {
@@ -36,7 +32,8 @@ class AwsConfigTest : public ::testing::Test {
     std::ofstream(home_ + "/" + rel) << text;
   }
 
-  std::string home_;
+  testing::TempDir tmp_{"tm_aws"};
+  const std::string home_ = tmp_.path();
   std::map<std::string, std::string> vars_;
 };
 

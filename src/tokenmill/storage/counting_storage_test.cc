@@ -1,12 +1,12 @@
 #include "tokenmill/storage/counting_storage.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "tokenmill/storage/local_storage.h"
+#include "tokenmill/testing/temp_dir.h"
 
 namespace tokenmill {
 namespace {
@@ -15,16 +15,11 @@ namespace fs = std::filesystem;
 
 class CountingStorageTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "tm_counting_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string P(const std::string& name) const { return dir_ + "/" + name; }
 
   LocalStorage local_;
-  std::string dir_;
+  testing::TempDir tmp_{"tm_counting"};
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(CountingStorageTest, CountsEachKindOfRequestAndBytes) {

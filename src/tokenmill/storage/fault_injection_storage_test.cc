@@ -1,12 +1,12 @@
 #include "tokenmill/storage/fault_injection_storage.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <string>
 
 #include "tokenmill/storage/local_storage.h"
+#include "tokenmill/testing/temp_dir.h"
 
 namespace tokenmill {
 namespace {
@@ -15,16 +15,11 @@ namespace fs = std::filesystem;
 
 class FaultInjectionStorageTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "tm_faults_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string P(const std::string& name) const { return dir_ + "/" + name; }
 
   LocalStorage local_;
-  std::string dir_;
+  testing::TempDir tmp_{"tm_faults"};
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(FaultInjectionStorageTest, FailsTheNthCallOnly) {

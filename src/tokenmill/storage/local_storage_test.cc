@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tokenmill/storage/retrying_storage.h"
+#include "tokenmill/testing/temp_dir.h"
 
 namespace tokenmill {
 namespace {
@@ -24,13 +25,6 @@ namespace fs = std::filesystem;
 
 class LocalStorageTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "tm_local_storage_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   std::string P(const std::string& name) const { return dir_ + "/" + name; }
 
   std::vector<std::string> FilesIn(const std::string& dir) const {
@@ -41,7 +35,8 @@ class LocalStorageTest : public ::testing::Test {
   }
 
   LocalStorage storage_;
-  std::string dir_;
+  testing::TempDir tmp_{"tm_local_storage"};
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(LocalStorageTest, WriteThenReadWholeAndRanges) {

@@ -1,7 +1,6 @@
 #include "tokenmill/storage/retrying_storage.h"
 
 #include <gtest/gtest.h>
-#include <stdlib.h>
 
 #include <filesystem>
 #include <fstream>
@@ -9,6 +8,7 @@
 
 #include "tokenmill/storage/fault_injection_storage.h"
 #include "tokenmill/storage/local_storage.h"
+#include "tokenmill/testing/temp_dir.h"
 
 namespace tokenmill {
 namespace {
@@ -19,16 +19,11 @@ constexpr RetryOptions kFast{.max_attempts = 8, .base_delay_ms = 0, .max_delay_m
 
 class RetryingStorageTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "tm_retry_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override { fs::remove_all(dir_); }
   std::string P(const std::string& name) const { return dir_ + "/" + name; }
 
   LocalStorage local_;
-  std::string dir_;
+  testing::TempDir tmp_{"tm_retry"};
+  const std::string dir_ = tmp_.path();
 };
 
 TEST_F(RetryingStorageTest, RetriesTransientFailuresOfPlainCalls) {
