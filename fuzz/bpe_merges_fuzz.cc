@@ -25,18 +25,19 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
-#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "tokenmill/tokenizer/models/bpe.h"
+#include "tokenmill/tokenizer/models/bpe_reference.h"
 
 namespace {
 
 using tokenmill::bpe::BpeModel;
 using tokenmill::bpe::MergeRule;
+using tokenmill::bpe::ReferenceMerge;
 
 // Reads the input one byte at a time; 0 once it is used up.
 class Bytes {
@@ -53,45 +54,6 @@ class Bytes {
   size_t pos_ = 0;
 };
 
-// The merge as the rules define it, one lowest (then leftmost) pair at a time.
-struct Reference {
-  MergeRule rule;
-  std::map<std::string, uint32_t> ids;                         // token bytes -> id
-  std::map<std::pair<uint32_t, uint32_t>, uint32_t> priority;  // kMerges: pair -> line
-
-  std::vector<uint32_t> Encode(std::string_view piece) const {
-    if (rule == MergeRule::kRanks) {
-      if (auto it = ids.find(std::string(piece)); it != ids.end()) return {it->second};
-    }
-    std::vector<std::string> parts;
-    for (char c : piece) parts.emplace_back(1, c);
-    for (;;) {
-      size_t best = parts.size();
-      uint32_t best_priority = UINT32_MAX;
-      for (size_t k = 0; k + 1 < parts.size(); ++k) {
-        const auto joined = ids.find(parts[k] + parts[k + 1]);
-        if (joined == ids.end()) continue;
-        uint32_t p = joined->second;
-        if (rule == MergeRule::kMerges) {
-          const auto line = priority.find({ids.at(parts[k]), ids.at(parts[k + 1])});
-          if (line == priority.end()) continue;
-          p = line->second;
-        }
-        if (p < best_priority) {
-          best_priority = p;
-          best = k;
-        }
-      }
-      if (best == parts.size()) break;
-      parts[best] += parts[best + 1];
-      parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(best) + 1);
-    }
-    std::vector<uint32_t> out;
-    for (const std::string& part : parts) out.push_back(ids.at(part));
-    return out;
-  }
-};
-
 std::vector<uint32_t> Encode(const BpeModel& model, std::string_view piece,
                              BpeModel::Algorithm algorithm) {
   std::vector<uint32_t> ids;
@@ -105,7 +67,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Bytes in(data, size);
   const uint8_t flags = in.Next();
   const MergeRule rule = (flags & 1) ? MergeRule::kRanks : MergeRule::kMerges;
-  Reference ref{rule, {}, {}};
+  ReferenceMerge ref{rule, {}, {}};
 
   // Grow the tokens: the 256 bytes, then concatenations of two earlier tokens.
   std::vector<std::string> tokens;
@@ -154,7 +116,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (size_t line = 0; line < grown; ++line) {
       const auto [a, b] = merges[by_line[line]];
       if (!model.AddMerge(id_of[a], id_of[b]).ok()) std::abort();
-      ref.priority[{id_of[a], id_of[b]}] = static_cast<uint32_t>(line);
+      ref.line[{id_of[a], id_of[b]}] = static_cast<uint32_t>(line);
     }
   }
   if (!model.Finish().ok()) std::abort();

@@ -13,6 +13,7 @@
 
 #include "tokenmill/tokenizer/loaders/bpe_test_util.h"
 #include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
+#include "tokenmill/tokenizer/models/bpe_reference.h"
 #include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
 
 namespace tokenmill::bpe {
@@ -108,48 +109,8 @@ TEST(BpeModelTest, BuildErrors) {
   EXPECT_THAT(merges.AddMerge(0, 7).message(), HasSubstr("unknown"));
 }
 
-// A plain reference merge: repeatedly the adjacent pair with the lowest priority, leftmost among
-// equals. `priority` gives a pair's priority (or nullopt), `result` its token.
-struct Reference {
-  MergeRule rule;
-  std::map<std::string, uint32_t> ids;                     // token bytes -> id
-  std::map<std::pair<uint32_t, uint32_t>, uint32_t> line;  // kMerges: pair -> last line
-
-  std::vector<uint32_t> Encode(const std::string& piece) const {
-    if (auto it = ids.find(piece); it != ids.end() && rule == MergeRule::kRanks)
-      return {it->second};
-    std::vector<std::string> parts;
-    for (char c : piece) parts.emplace_back(1, c);
-    for (;;) {
-      size_t best = parts.size();
-      uint32_t best_priority = UINT32_MAX;
-      for (size_t k = 0; k + 1 < parts.size(); ++k) {
-        const std::string joined = parts[k] + parts[k + 1];
-        const auto token = ids.find(joined);
-        if (token == ids.end()) continue;
-        uint32_t priority = token->second;
-        if (rule == MergeRule::kMerges) {
-          const auto l = line.find({ids.at(parts[k]), ids.at(parts[k + 1])});
-          if (l == line.end()) continue;
-          priority = l->second;
-        }
-        if (priority < best_priority) {
-          best_priority = priority;
-          best = k;
-        }
-      }
-      if (best == parts.size()) break;
-      parts[best] += parts[best + 1];
-      parts.erase(parts.begin() + static_cast<std::ptrdiff_t>(best) + 1);
-    }
-    std::vector<uint32_t> out;
-    for (const std::string& part : parts) out.push_back(ids.at(part));
-    return out;
-  }
-};
-
 // The 256 single bytes as tokens, id = byte value, in the model and the reference.
-void AddByteTokens(BpeModel* model, Reference* ref) {
+void AddByteTokens(BpeModel* model, ReferenceMerge* ref) {
   for (int b = 0; b < 256; ++b) {
     EXPECT_TRUE(model->AddToken(std::string(1, static_cast<char>(b)), b).ok());
     ref->ids[std::string(1, static_cast<char>(b))] = b;
@@ -160,9 +121,9 @@ void AddByteTokens(BpeModel* model, Reference* ref) {
 // (each new token the concatenation of two earlier ones, later priorities for later tokens);
 // otherwise tokens of 2 to 6 letters get ranks in random order (pairs may then create pairs of
 // an earlier priority, which the bucket queue hands to the heap).
-std::pair<BpeModel, Reference> RandomModel(MergeRule rule, bool trained, uint32_t seed) {
+std::pair<BpeModel, ReferenceMerge> RandomModel(MergeRule rule, bool trained, uint32_t seed) {
   std::mt19937 rng(seed);
-  Reference ref{rule, {}, {}};
+  ReferenceMerge ref{rule, {}, {}};
   BpeModel model(rule);
   AddByteTokens(&model, &ref);
   std::vector<std::string> tokens = {"a", "b", "c"};
@@ -430,10 +391,10 @@ std::string RandomWidePiece(std::mt19937& rng, size_t characters) {
 // merges of many tokens' bytes no longer go in rising priority (backtracks() false); kSwapped
 // swaps two lines a few times, which leaves most tokens regular, as in Llama-3's file.
 enum class MergeLines { kTrained, kShuffled, kSwapped };
-std::pair<BpeModel, Reference> RandomWideModel(MergeRule rule, uint32_t seed,
-                                               MergeLines lines = MergeLines::kTrained) {
+std::pair<BpeModel, ReferenceMerge> RandomWideModel(MergeRule rule, uint32_t seed,
+                                                    MergeLines lines = MergeLines::kTrained) {
   std::mt19937 rng(seed);
-  Reference ref{rule, {}, {}};
+  ReferenceMerge ref{rule, {}, {}};
   BpeModel model(rule);
   AddByteTokens(&model, &ref);
   uint32_t next_id = 256;
