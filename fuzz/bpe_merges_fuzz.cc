@@ -100,23 +100,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
 
   BpeModel model(rule);
-  // Ids: the bytes keep theirs; grown token k gets 256 + order[k] under kRanks (its rank), and
-  // 256 + k under kMerges, where order[k] is its line.
-  std::vector<uint32_t> id_of(tokens.size());
+  // Ids: a token's index in `tokens`, but a grown token's id is its rank under kRanks
+  // (256 + order[k]); under kMerges order[k] is its merge line instead.
+  auto id_of = [&](size_t t) -> uint32_t {
+    return rule == MergeRule::kRanks && t >= 256 ? 256 + order[t - 256] : static_cast<uint32_t>(t);
+  };
   for (size_t t = 0; t < tokens.size(); ++t) {
-    id_of[t] = t < 256 ? static_cast<uint32_t>(t)
-                       : 256 + (rule == MergeRule::kRanks ? order[t - 256]
-                                                          : static_cast<uint32_t>(t - 256));
-    if (!model.AddToken(tokens[t], id_of[t]).ok()) std::abort();
-    ref.ids[tokens[t]] = id_of[t];
+    if (!model.AddToken(tokens[t], id_of(t)).ok()) std::abort();
+    ref.ids[tokens[t]] = id_of(t);
   }
   if (rule == MergeRule::kMerges) {
     std::vector<size_t> by_line(grown);
     for (size_t k = 0; k < grown; ++k) by_line[order[k]] = k;
     for (size_t line = 0; line < grown; ++line) {
       const auto [a, b] = merges[by_line[line]];
-      if (!model.AddMerge(id_of[a], id_of[b]).ok()) std::abort();
-      ref.line[{id_of[a], id_of[b]}] = static_cast<uint32_t>(line);
+      if (!model.AddMerge(a, b).ok()) std::abort();
+      ref.line[{a, b}] = static_cast<uint32_t>(line);
     }
   }
   if (!model.Finish().ok()) std::abort();

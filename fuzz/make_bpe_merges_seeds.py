@@ -51,11 +51,11 @@ def seed(rng, rule, swaps):
         steps.append((parts[k], parts[k + 1]))
         tokens.append(joined)
     data = bytearray([rule, len(steps)])
-    for n, (a, b) in enumerate(steps):
-        # (kind, a, b): bit 0 / bit 1 of kind say that a / b name a grown token (modulo the n
-        # grown before this one), else a byte.
+    for a, b in steps:
+        # (kind, a, b): bit 0 / bit 1 of kind say that a / b name a grown token (index - 256,
+        # below the count grown before it, fewer than 256), else a byte.
         kind = (a >= 256) | (b >= 256) << 1
-        data += bytes([kind, name(a, n), name(b, n)])
+        data += bytes([kind, a % 256, b % 256])
     data.append(swaps)
     for _ in range(swaps):
         data += bytes([rng.randrange(256), rng.randrange(256)])
@@ -66,11 +66,6 @@ def seed(rng, rule, swaps):
             pieces.append(b"".join(rng.choice(grown) for _ in range(rng.randrange(2, 8))))
     data += b"\n".join(pieces)
     return bytes(data)
-
-
-def name(index, grown):
-    """The input byte that names token `index` when `grown` (< 256) tokens were grown before."""
-    return index if index < 256 else index - 256
 
 
 def main():

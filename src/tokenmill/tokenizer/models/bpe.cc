@@ -530,8 +530,6 @@ bool BpeModel::BytesAndConcatenations() const {
 
 void BpeModel::BuildValidPairs() {
   valid_pairs_ok_ = false;
-  irregular_.clear();
-  irregular_tokens_ = 0;
   // Every piece then has an encoding of usable tokens, and the bytes of a token are its leaves.
   if (!BytesAndConcatenations()) return;
   // The split of every token (see ComputeSplits); a token whose bytes do not merge to itself is

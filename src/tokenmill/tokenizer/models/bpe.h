@@ -409,8 +409,7 @@ class BpeModel {
   // by (parent node, byte); each slot holds the token of its child node, so one probe a byte.
   bool backtrack_ok_ = false;
   // Whether IsValidPair holds for pairs of regular tokens (EnsureValidPairs). The characterwise
-  // encoder
-  // (EnsureCharacterwise): whether it applies, and the merge of each 3-byte sequence
+  // encoder (EnsureCharacterwise): whether it applies, and the merge of each 3-byte sequence
   // E0..EF 80..BF 80..BF, indexed by its 4 + 6 + 6 payload bits: its 1 to 3 ids plus one, 21
   // bits each, the first in the lowest bits.
   static constexpr uint64_t kChar3IdMask = (uint64_t{1} << 21) - 1;
