@@ -429,7 +429,7 @@ class BpeTokenizer final : public Tokenizer {
       thread_local std::vector<std::string_view> pieces;
       const size_t first = pieces.size();  // re-entrant if a caller's Encode nests (it cannot)
       st.splitter.Split(text, &pieces);
-      for (size_t i = first; i < pieces.size(); ++i) model_.EncodePiece(pieces[i], ids);
+      model_.EncodePieces(std::span<const std::string_view>(pieces).subspan(first), ids);
       pieces.resize(first);
       if (first == 0 && pieces.capacity() > (1u << 16)) {
         std::vector<std::string_view>().swap(pieces);  // a huge text: give the memory back
@@ -769,6 +769,11 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
     return Status::InvalidArgument(std::string(source) +
                                    ": the pre_tokenizer must have exactly one ByteLevel step");
   }
+  // A ByteLevel step without its regex or prefix space after a Split (Llama-3, Qwen3) hands each
+  // piece on whole: dropped, the Split is the last stage, whose pieces go to the model together.
+  std::erase_if(stages, [&](const Stage& stage) {
+    return stages.size() > 1 && !stage.add_prefix_space && stage.splitter.name() == "none";
+  });
   NormalForm form = NormalForm::kNone;
   if (j.contains("normalizer")) TM_RETURN_IF_ERROR(ReadNormalizer(j["normalizer"], source, &form));
 

@@ -567,6 +567,18 @@ TEST(BpeTokenizerJsonTest, SplitStepsBeforeByteLevel) {
   auto cl100k = FromJson(j);
   ASSERT_TRUE(cl100k.ok()) << cl100k.status().ToString();
   EXPECT_THAT(Ids(**cl100k, "1234"), ElementsAre(258u, '4'));
+  // The ByteLevel step after the Split hands pieces on whole, so the Split is the last stage:
+  // Encode and EncodeInPieces (which then streams the Split's pieces) agree on a longer text.
+  std::string text;
+  for (int i = 0; i < 3000; ++i) text += " 1234 x" + std::to_string(i) + " \xE4\xB8\xAD 12\n";
+  const std::vector<uint32_t> want = Ids(**cl100k, text);
+  for (size_t piece_bytes : {size_t{1}, size_t{4096}}) {
+    std::vector<uint32_t> got;
+    (*cl100k)->EncodeInPieces(text, piece_bytes, [&](std::span<const uint32_t> ids) {
+      got.insert(got.end(), ids.begin(), ids.end());
+    });
+    EXPECT_EQ(got, want) << piece_bytes;
+  }
   // Any other regex runs on PCRE2: here every digit alone, the text between kept.
   j["pre_tokenizer"]["pretokenizers"][0]["pattern"] = {{"Regex", "\\p{N}"}};
   auto digits = FromJson(j);

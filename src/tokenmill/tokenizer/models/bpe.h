@@ -181,6 +181,10 @@ class BpeModel {
   // Appends the ids of `piece` to *ids. REQUIRES: Finish() succeeded.
   void EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
                    Algorithm algorithm = Algorithm::kAuto) const;
+  // EncodePiece (kAuto) of each piece in turn. Each piece's look-up in the token table starts
+  // a few pieces early (its hash computed, its slot prefetched), so that the table's cache
+  // misses overlap instead of stalling the encoder one after the other.
+  void EncodePieces(std::span<const std::string_view> pieces, std::vector<uint32_t>* ids) const;
 
   // The ids of a piece of any length in bounded memory: appends them to *ids as EncodePiece does,
   // but where the backtracking encoder encodes the piece, hands the ids the search has left far
@@ -243,6 +247,9 @@ class BpeModel {
   };
 
   static uint64_t HashBytes(std::string_view bytes);
+  // EncodePiece of a piece of 2 to kMaxPieceBytes - 1 bytes whose HashBytes is `hash`.
+  void EncodeHashed(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids,
+                    Algorithm algorithm) const;
   bool MayHavePair(uint64_t hash) const {
     const uint64_t word = pair_filter_[(hash >> 12) & (pair_filter_.size() - 1)];
     const uint64_t bits = (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
