@@ -223,18 +223,33 @@ class BpeTokenizer final : public Tokenizer {
     text = ValidUtf8View(text, InvalidUtf8::kReplace, &repaired);
     const size_t part = std::max<size_t>(piece_bytes / 4, 1);
     std::vector<uint32_t> ids;
+    // The pieces go to the model a batch at a time (EncodePieces looks ahead in a batch).
+    constexpr size_t kBatch = 64;
+    std::vector<std::string_view> batch;
+    batch.reserve(kBatch);
+    auto encode_batch = [&] {
+      model_.EncodePieces(batch, &ids);
+      batch.clear();
+      if (ids.size() >= part) {
+        sink(ids);
+        ids.clear();
+      }
+    };
     auto segment = [&](std::string_view seg) {
       stages_[0].splitter.Visit(seg, [&](std::string_view piece) {
         if (piece.size() / 16 > piece_bytes) {
+          encode_batch();
           EncodeHugePiece(piece, &ids, sink);
-        } else {
-          model_.EncodePiece(piece, &ids);
+          if (ids.size() >= part) {
+            sink(ids);
+            ids.clear();
+          }
+          return;
         }
-        if (ids.size() >= part) {
-          sink(ids);
-          ids.clear();
-        }
+        batch.push_back(piece);
+        if (batch.size() == kBatch) encode_batch();
       });
+      encode_batch();
     };
     ForEachSegment(text, segment, [&](uint32_t id) { ids.push_back(id); });
     if (!ids.empty()) sink(ids);
