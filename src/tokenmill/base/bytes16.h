@@ -2,6 +2,11 @@
 // ARM), for scanning text 16 bytes at a time: a comparison gives 0xFF in the lanes that match.
 #pragma once
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#include <bit>
 #include <cstdint>
 #include <cstring>
 
@@ -25,6 +30,25 @@ inline uint64_t SumLanes(Bytes16 v) {
     return (x & 0x00FF00FF00FF00FFULL) + ((x >> 8) & 0x00FF00FF00FF00FFULL);
   };
   return ((pairs(lo) + pairs(hi)) * 0x0001000100010001ULL) >> 48;
+}
+
+// A lane mask (0x00 or 0xFF per byte, as comparisons give) as 16 bits, bit k for lane k.
+inline uint32_t LaneBits(Bytes16 mask) {
+#if defined(__SSE2__)
+  __m128i m;
+  std::memcpy(&m, &mask, 16);
+  return static_cast<uint32_t>(_mm_movemask_epi8(m));
+#else
+  static_assert(std::endian::native == std::endian::little);
+  uint64_t lo, hi;
+  std::memcpy(&lo, &mask, 8);
+  std::memcpy(&hi, reinterpret_cast<const char*>(&mask) + 8, 8);
+  // One bit per byte at 8k gathers into bit 56 + k of the product (no two terms collide).
+  constexpr uint64_t kGather = 0x0102040810204080ULL;
+  const uint64_t l = ((lo & 0x0101010101010101ULL) * kGather) >> 56;
+  const uint64_t h = ((hi & 0x0101010101010101ULL) * kGather) >> 56;
+  return static_cast<uint32_t>(l | h << 8);
+#endif
 }
 
 }  // namespace tokenmill

@@ -2,10 +2,6 @@
 
 #include <utf8proc.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include <algorithm>
 #include <bit>
 #include <cstring>
@@ -370,25 +366,6 @@ ContentStatsCollector::ContentStatsCollector(uint32_t vocab_size) : token_counts
 
 namespace {
 
-// A lane mask (0x00 or 0xFF per byte) as 16 bits, bit k for lane k.
-uint32_t BitsOf(Bytes16 mask) {
-#if defined(__SSE2__)
-  __m128i m;
-  std::memcpy(&m, &mask, 16);
-  return static_cast<uint32_t>(_mm_movemask_epi8(m));
-#else
-  static_assert(std::endian::native == std::endian::little);
-  uint64_t lo, hi;
-  std::memcpy(&lo, &mask, 8);
-  std::memcpy(&hi, reinterpret_cast<const char*>(&mask) + 8, 8);
-  // One bit per byte at 8k gathers into bit 56 + k of the product (no two terms collide).
-  constexpr uint64_t kGather = 0x0102040810204080ULL;
-  const uint64_t l = ((lo & 0x0101010101010101ULL) * kGather) >> 56;
-  const uint64_t h = ((hi & 0x0101010101010101ULL) * kGather) >> 56;
-  return static_cast<uint32_t>(l | h << 8);
-#endif
-}
-
 // Bits set in 16 bits, from a byte table: the baseline x86-64 target has no POPCNT, and
 // std::popcount's bit-twiddling made the statistics 14% dearer (bench/stages).
 constexpr std::array<uint8_t, 256> MakeBitCounts() {
@@ -451,9 +428,9 @@ void ContentStatsCollector::AddDocument(std::string_view text, uint64_t tokens) 
       space -= is_space;
       control -= static_cast<Bytes16>((b < 0x20) | (b == 0x7F)) & ~is_space;
       han -= is_han;
-      lead_bits[k] = static_cast<uint16_t>(BitsOf(is_lead) & in);
-      newline_bits[k] = static_cast<uint16_t>(BitsOf(static_cast<Bytes16>(b == '\n')));
-      rare_bits[k] = static_cast<uint16_t>(BitsOf(is_lead & ~is_ascii & ~is_han));
+      lead_bits[k] = static_cast<uint16_t>(LaneBits(is_lead) & in);
+      newline_bits[k] = static_cast<uint16_t>(LaneBits(static_cast<Bytes16>(b == '\n')));
+      rare_bits[k] = static_cast<uint16_t>(LaneBits(is_lead & ~is_ascii & ~is_han));
     }
     ascii_.ascii += SumLanes(ascii) - padding;
     ascii_.latin += SumLanes(latin);

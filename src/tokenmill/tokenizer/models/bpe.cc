@@ -144,7 +144,7 @@ void BpeModel::set_unknown_id(std::optional<uint32_t> id) {
   serial_ = next_model_serial.fetch_add(1, std::memory_order_relaxed);
 }
 
-uint64_t BpeModel::HashBytes(std::string_view bytes) {
+[[gnu::always_inline]] inline uint64_t BpeModel::HashBytes(std::string_view bytes) {
   const char* p = bytes.data();
   size_t n = bytes.size();
   uint64_t h = 0x9E3779B97F4A7C15ULL ^ (n * 0xFF51AFD7ED558CCDULL);
