@@ -57,20 +57,30 @@ class Scanner {
     while (j < n_ && (At(j, &len) & mask) == 0) j += len;
     return j;
   }
-  // Skips letters (\p{L}+): runs of ASCII letters 16 bytes at a time, the rest by class.
-  [[gnu::always_inline]] size_t SkipLetters(size_t j) const {
+  // SkipIn(j, mask) for a class whose ASCII members are the bytes where `ascii` (a lane test of
+  // 16 bytes) holds: runs of those 16 bytes at a time, the rest by class.
+  template <typename AsciiTest>
+  [[gnu::always_inline]] size_t SkipAscii(size_t j, uint8_t mask, AsciiTest ascii) const {
     while (j + 16 <= n_) {
       Bytes16 v;
       std::memcpy(&v, s_ + j, 16);
-      // (v | 0x20) - 'a' < 26 unsigned: the lanes of A-Z and a-z.
-      const uint32_t other = ~LaneBits(static_cast<Bytes16>((v | 0x20) - 'a' < 26)) & 0xFFFF;
+      const uint32_t other = ~LaneBits(ascii(v)) & 0xFFFF;
       if (other != 0) {
         j += static_cast<size_t>(std::countr_zero(other));
-        return s_[j] < 0x80 ? j : SkipIn(j, kLetter);
+        return s_[j] < 0x80 ? j : SkipIn(j, mask);
       }
       j += 16;
     }
-    return SkipIn(j, kLetter);
+    return SkipIn(j, mask);
+  }
+  // \p{L}+ from j: ASCII A-Z and a-z ((v | 0x20) - 'a' < 26, unsigned).
+  [[gnu::always_inline]] size_t SkipLetters(size_t j) const {
+    return SkipAscii(j, kLetter,
+                     [](Bytes16 v) { return static_cast<Bytes16>((v | 0x20) - 'a' < 26); });
+  }
+  // [\p{Ll}\p{Lm}\p{Lo}\p{M}]+ from j: ASCII a-z.
+  [[gnu::always_inline]] size_t SkipLowerish(size_t j) const {
+    return SkipAscii(j, kLowerish, [](Bytes16 v) { return static_cast<Bytes16>(v - 'a' < 26); });
   }
   size_t SkipCrLf(size_t j, bool slash) const {
     while (j < n_ && (s_[j] == '\r' || s_[j] == '\n' || (slash && s_[j] == '/'))) ++j;
@@ -195,7 +205,7 @@ class Scanner {
     }
     size_t end;
     if (j < n_ && (k & kLowerish) != 0) {
-      end = SkipIn(j, kLowerish);
+      end = SkipLowerish(j);
     } else if (last_both != SIZE_MAX) {
       At(last_both, &len);
       end = last_both + len;
@@ -208,7 +218,7 @@ class Scanner {
     if (s >= n_) return 0;
     size_t len;
     if ((At(s, &len) & kUpperish) == 0) return 0;
-    const size_t end = SkipIn(SkipIn(s + len, kUpperish), kLowerish);
+    const size_t end = SkipLowerish(SkipIn(s + len, kUpperish));
     return end + ContractionNoCase(end);
   }
 

@@ -180,21 +180,30 @@ TEST(BpePreTokenizerTest, ScannersMatchPcre2OnHandPickedCases) {
   }
 }
 
-// Runs of ASCII letters are skipped 16 bytes at a time: every run length around the block size,
-// after each prefix the patterns treat apart, ended by the bytes beside the letters' ranges
-// ('@' '[' '`' '{'), by letters and non-letters outside ASCII, or by the end of the text.
+// Runs of ASCII letters are skipped 16 bytes at a time: every run length around the block size
+// (mixed case, lower case, capitalized), after each prefix the patterns treat apart, ended by
+// the bytes beside the letters' ranges ('@' '[' '`' '{'), by letters and non-letters outside
+// ASCII, or by the end of the text.
 TEST(BpePreTokenizerTest, ScannersMatchPcre2OnLetterRunsOfEveryLength) {
-  const char* ends[] = {"",  " ", "@", "[", "`", "{", "0", "'s", "\xc3\xa9x", "\xe4\xb8\xadx",
-                        "\xe2\x80\x94", "\xcc\x81", "\xc5\xbf"};
+  const char* ends[] = {"", " ", "@", "[", "`", "{", "0", "'s",
+                        // é, 中, an em dash, a combining acute, long s
+                        "\xc3\xa9x", "\xe4\xb8\xadx", "\xe2\x80\x94", "\xcc\x81", "\xc5\xbf"};
   const char* starts[] = {"", " ", "!", "\xe4\xb8\xad", "\xc3\xa9"};
   for (size_t length = 0; length <= 40; ++length) {
-    std::string letters;
-    for (size_t k = 0; k < length; ++k) letters += "aZqMzA"[k % 6];
-    for (const char* start : starts) {
-      for (const char* end : ends) {
-        const std::string text = std::string(start) + letters + end + " " + letters;
-        for (Pattern p : kPatterns) {
-          EXPECT_EQ(Pieces(p, text), ReferencePieces(p, text)) << PatternName(p) << ": " << text;
+    // Mixed case, lower case (o200k's second class), and capitalized.
+    std::string mixed, lower, capitalized;
+    for (size_t k = 0; k < length; ++k) {
+      mixed += "aZqMzA"[k % 6];
+      lower += "azqmyb"[k % 6];
+      capitalized += k == 0 ? 'Q' : "azqmyb"[k % 6];
+    }
+    for (const std::string& letters : {mixed, lower, capitalized}) {
+      for (const char* start : starts) {
+        for (const char* end : ends) {
+          const std::string text = std::string(start) + letters + end + " " + letters;
+          for (Pattern p : kPatterns) {
+            EXPECT_EQ(Pieces(p, text), ReferencePieces(p, text)) << PatternName(p) << ": " << text;
+          }
         }
       }
     }
