@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "tokenmill/base/byte_count.h"
 #include "tokenmill/base/byte_set.h"
 #include "tokenmill/base/utf8.h"
 #include "tokenmill/tokenizer/loaders/json_parse.h"
@@ -137,26 +138,32 @@ bool DecodeBase64(std::string_view in, std::string* out) {
       t[static_cast<unsigned char>(alphabet[i])] = static_cast<int8_t>(i);
     return t;
   }();
-  out->clear();
-  if (in.empty() || in.size() % 4 != 0) return false;
+  if (in.empty() || in.size() % 4 != 0) {
+    out->clear();
+    return false;
+  }
   size_t pad = 0;
   if (in.back() == '=') pad = (in[in.size() - 2] == '=') ? 2 : 1;
-  uint32_t acc = 0;
-  for (size_t i = 0; i < in.size(); ++i) {
-    int v = 0;
-    if (i >= in.size() - pad) {
-      if (in[i] != '=') return false;
-    } else {
-      v = table[static_cast<unsigned char>(in[i])];
-      if (v < 0) return false;
+  // Four characters give three bytes; the padding's '=' count as zeros and their bytes are cut.
+  out->resize(in.size() / 4 * 3);
+  char* o = out->data();
+  const auto* c = reinterpret_cast<const unsigned char*>(in.data());
+  const size_t data = in.size() - pad;
+  int bad = 0;  // negative if a character is not in the alphabet
+  for (size_t i = 0; i < in.size(); i += 4, o += 3) {
+    uint32_t acc = 0;
+    for (size_t k = 0; k < 4; ++k) {
+      const int v = i + k < data ? table[c[i + k]] : (c[i + k] == '=' ? 0 : -1);
+      bad |= v;
+      acc = acc << 6 | (static_cast<uint32_t>(v) & 63);
     }
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    if (i % 4 == 3) {
-      out->push_back(static_cast<char>(acc >> 16));
-      out->push_back(static_cast<char>((acc >> 8) & 0xFF));
-      out->push_back(static_cast<char>(acc & 0xFF));
-      acc = 0;
-    }
+    o[0] = static_cast<char>(acc >> 16);
+    o[1] = static_cast<char>((acc >> 8) & 0xFF);
+    o[2] = static_cast<char>(acc & 0xFF);
+  }
+  if (bad < 0) {
+    out->clear();
+    return false;
   }
   out->resize(out->size() - pad);
   return true;
@@ -529,7 +536,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadTiktoken(const TokenizerOptions& option
   }
 
   BpeModel model(MergeRule::kRanks);
-  model.Reserve(static_cast<size_t>(std::count(ranks.begin(), ranks.end(), '\n')) + 1);
+  model.Reserve(CountByte(ranks, '\n') + 1);
   std::string bytes;
   size_t line_no = 0;
   size_t count = 0;

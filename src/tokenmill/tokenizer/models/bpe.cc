@@ -216,11 +216,17 @@ Status BpeModel::AddToken(std::string_view bytes, uint32_t id) {
   if (id < spans_.size() && spans_[id].length != 0) {
     return Status::InvalidArgument("id " + std::to_string(id) + " is used twice");
   }
-  if (const uint32_t first = Find(bytes); first != kNone) {
+  const uint64_t hash = HashBytes(bytes);
+  if (const uint32_t first = FindHashed(bytes, hash); first != kNone) {
     return Status::InvalidArgument("token bytes repeated (first id " + std::to_string(first) + ")");
   }
-  if (id >= spans_.size()) spans_.resize(static_cast<size_t>(id) + 1);
-  spans_[id] = {static_cast<uint32_t>(arena_.size()), static_cast<uint32_t>(bytes.size())};
+  const Span span{static_cast<uint32_t>(arena_.size()), static_cast<uint32_t>(bytes.size())};
+  if (id == spans_.size()) {
+    spans_.push_back(span);  // the common case: ids in order
+  } else {
+    if (id > spans_.size()) spans_.resize(static_cast<size_t>(id) + 1);
+    spans_[id] = span;
+  }
   arena_.append(bytes);
   ++token_count_;
   if (bytes.size() == 1) byte_ids_[static_cast<unsigned char>(bytes[0])] = id;
@@ -231,7 +237,10 @@ Status BpeModel::AddToken(std::string_view bytes, uint32_t id) {
       if (slot.id != kNone) InsertToken(slot.id);
     }
   }
-  InsertToken(id);
+  const size_t mask = token_slots_.size() - 1;
+  size_t i = hash & mask;
+  while (token_slots_[i].id != kNone) i = (i + 1) & mask;
+  token_slots_[i] = {SlotData(bytes, hash, span.offset), id, span.length};
   return Status::Ok();
 }
 
