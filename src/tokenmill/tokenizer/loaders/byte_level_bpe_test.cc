@@ -259,6 +259,19 @@ TEST(BpeTiktokenTest, BadRankFileNamesFileAndLine) {
   EXPECT_THAT(bad.status().message(), HasSubstr("mine.tiktoken line 3"));
   EXPECT_THAT(bad.status().message(), HasSubstr("<base64 token> <rank>"));
 
+  // Base64 that is not: a length not a multiple of 4, padding too long or not at the end, a
+  // character outside the alphabet (in the data or where the padding goes), no token at all.
+  for (const char* token : {"QQ=", "QUJDR", "Q===", "====", "=QQQ", "QQ=Q", "Q=Q=", "QQ?=", "QQ=?",
+                            "QUJD\x80"
+                            "AAA",
+                            "-_AA", ""}) {
+    auto not_base64 =
+        LoadTiktoken(options, "IQ== 0\n" + std::string(token) + " 1\n", "mine.tiktoken");
+    ASSERT_FALSE(not_base64.ok()) << token;
+    EXPECT_THAT(not_base64.status().message(), HasSubstr("mine.tiktoken line 2")) << token;
+    EXPECT_THAT(not_base64.status().message(), HasSubstr("<base64 token> <rank>")) << token;
+  }
+
   auto no_rank = LoadTiktoken(options, "IQ==\n", "mine.tiktoken");
   ASSERT_FALSE(no_rank.ok());
   EXPECT_THAT(no_rank.status().message(), HasSubstr("mine.tiktoken line 1"));
