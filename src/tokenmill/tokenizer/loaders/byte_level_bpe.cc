@@ -791,6 +791,21 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
     return Status::InvalidArgument(std::string(source) +
                                    ": the pre_tokenizer must have exactly one ByteLevel step");
   }
+  // HF's ByteLevel maps the bytes to its printable alphabet (' ' to 'Ġ', ...), so a Split after
+  // it would match that text, not the bytes this tokenizer splits: refused, not guessed at.
+  if (const nlohmann::json& pt = j["pre_tokenizer"]; pt.value("type", "") == "Sequence") {
+    bool after_byte_level = false;
+    for (const nlohmann::json& step : pt.at("pretokenizers")) {
+      const std::string type = step.value("type", "");
+      if (after_byte_level && type == "Split") {
+        return Status::InvalidArgument(
+            std::string(source) +
+            ": pre_tokenizer: a Split after the ByteLevel step is not supported (it would split "
+            "the byte-mapped text); put the Split steps before ByteLevel");
+      }
+      if (type == "ByteLevel") after_byte_level = true;
+    }
+  }
   // A ByteLevel step without its regex or prefix space after a Split (Llama-3, Qwen3) hands each
   // piece on whole: dropped, the Split is the last stage, whose pieces go to the model together.
   std::erase_if(stages, [&](const Stage& stage) {

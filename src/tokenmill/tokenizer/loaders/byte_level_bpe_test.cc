@@ -592,6 +592,13 @@ TEST(BpeTokenizerJsonTest, SplitStepsBeforeByteLevel) {
     });
     EXPECT_EQ(got, want) << piece_bytes;
   }
+  // A Split after the ByteLevel step would see HF's byte-mapped text: refused.
+  nlohmann::json reversed = j;
+  std::swap(reversed["pre_tokenizer"]["pretokenizers"][0],
+            reversed["pre_tokenizer"]["pretokenizers"][1]);
+  auto after = FromJson(reversed);
+  ASSERT_FALSE(after.ok());
+  EXPECT_THAT(after.status().message(), HasSubstr("a Split after the ByteLevel step"));
   // Any other regex runs on PCRE2: here every digit alone, the text between kept.
   j["pre_tokenizer"]["pretokenizers"][0]["pattern"] = {{"Regex", "\\p{N}"}};
   auto digits = FromJson(j);
