@@ -779,32 +779,29 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
   }
   std::vector<Stage> stages;
   TM_RETURN_IF_ERROR(ReadPreTokenizer(j["pre_tokenizer"], source, &stages));
+  // The steps in order, nested Sequences flattened.
   size_t byte_level_steps = 0;
-  std::function<void(const nlohmann::json&)> count = [&](const nlohmann::json& pt) {
-    if (pt.value("type", "") == "ByteLevel") ++byte_level_steps;
-    if (pt.value("type", "") == "Sequence") {
-      for (const auto& s : pt.at("pretokenizers")) count(s);
+  bool split_after_byte_level = false;
+  std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& pt) {
+    const std::string type = pt.value("type", "");
+    if (type == "ByteLevel") ++byte_level_steps;
+    if (type == "Split" && byte_level_steps > 0) split_after_byte_level = true;
+    if (type == "Sequence") {
+      for (const auto& s : pt.at("pretokenizers")) walk(s);
     }
   };
-  count(j["pre_tokenizer"]);
+  walk(j["pre_tokenizer"]);
   if (byte_level_steps != 1) {
     return Status::InvalidArgument(std::string(source) +
                                    ": the pre_tokenizer must have exactly one ByteLevel step");
   }
   // HF's ByteLevel maps the bytes to its printable alphabet (' ' to 'Ġ', ...), so a Split after
   // it would match that text, not the bytes this tokenizer splits: refused, not guessed at.
-  if (const nlohmann::json& pt = j["pre_tokenizer"]; pt.value("type", "") == "Sequence") {
-    bool after_byte_level = false;
-    for (const nlohmann::json& step : pt.at("pretokenizers")) {
-      const std::string type = step.value("type", "");
-      if (after_byte_level && type == "Split") {
-        return Status::InvalidArgument(
-            std::string(source) +
-            ": pre_tokenizer: a Split after the ByteLevel step is not supported (it would split "
-            "the byte-mapped text); put the Split steps before ByteLevel");
-      }
-      if (type == "ByteLevel") after_byte_level = true;
-    }
+  if (split_after_byte_level) {
+    return Status::InvalidArgument(
+        std::string(source) +
+        ": pre_tokenizer: a Split after the ByteLevel step is not supported (it would split the "
+        "byte-mapped text); put the Split steps before ByteLevel");
   }
   // A ByteLevel step without its regex or prefix space after a Split (Llama-3, Qwen3) hands each
   // piece on whole: dropped, the Split is the last stage, whose pieces go to the model together.

@@ -599,6 +599,13 @@ TEST(BpeTokenizerJsonTest, SplitStepsBeforeByteLevel) {
   auto after = FromJson(reversed);
   ASSERT_FALSE(after.ok());
   EXPECT_THAT(after.status().message(), HasSubstr("a Split after the ByteLevel step"));
+  // Also where the ByteLevel step sits in a nested Sequence.
+  nlohmann::json nested = reversed;
+  nested["pre_tokenizer"]["pretokenizers"][0] = {
+      {"type", "Sequence"}, {"pretokenizers", {reversed["pre_tokenizer"]["pretokenizers"][0]}}};
+  auto nested_after = FromJson(nested);
+  ASSERT_FALSE(nested_after.ok());
+  EXPECT_THAT(nested_after.status().message(), HasSubstr("a Split after the ByteLevel step"));
   // Any other regex runs on PCRE2: here every digit alone, the text between kept.
   j["pre_tokenizer"]["pretokenizers"][0]["pattern"] = {{"Regex", "\\p{N}"}};
   auto digits = FromJson(j);
