@@ -4,7 +4,6 @@
 #include <cassert>
 #include <cstdint>
 #include <exception>
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -197,6 +196,7 @@ enum class NormalForm { kNone, kNfc, kNfd, kNfkc, kNfkd };
 struct Stage {
   PreTokenizer splitter;
   bool add_prefix_space = false;  // HF ByteLevel: prepend ' ' to a piece not starting with one
+  bool byte_level = false;        // read from a tokenizer.json's ByteLevel step
 };
 
 class BpeTokenizer final : public Tokenizer {
@@ -234,23 +234,23 @@ class BpeTokenizer final : public Tokenizer {
     constexpr size_t kBatch = 64;
     std::vector<std::string_view> batch;
     batch.reserve(kBatch);
-    auto encode_batch = [&] {
-      model_.EncodePieces(batch, &ids);
-      batch.clear();
+    auto hand_out = [&] {
       if (ids.size() >= part) {
         sink(ids);
         ids.clear();
       }
+    };
+    auto encode_batch = [&] {
+      model_.EncodePieces(batch, &ids);
+      batch.clear();
+      hand_out();
     };
     auto segment = [&](std::string_view seg) {
       stages_[0].splitter.Visit(seg, [&](std::string_view piece) {
         if (piece.size() / 16 > piece_bytes) {
           encode_batch();
           EncodeHugePiece(piece, &ids, sink);
-          if (ids.size() >= part) {
-            sink(ids);
-            ids.clear();
-          }
+          hand_out();
           return;
         }
         batch.push_back(piece);
@@ -682,6 +682,7 @@ Status ReadPreTokenizer(const nlohmann::json& pt, std::string_view source,
   const std::string type = pt.is_object() ? pt.value("type", "") : "";
   if (type == "ByteLevel") {
     Stage stage;
+    stage.byte_level = true;
     stage.add_prefix_space = pt.value("add_prefix_space", false);
     stage.splitter = pt.value("use_regex", true) ? PreTokenizer::ForPattern(Pattern::kGpt2)
                                                  : PreTokenizer::WholeText();
@@ -689,6 +690,14 @@ Status ReadPreTokenizer(const nlohmann::json& pt, std::string_view source,
     return Status::Ok();
   }
   if (type == "Split") {
+    // HF's ByteLevel maps the bytes to its printable alphabet (' ' to 'Ġ', ...), so a Split after
+    // it would match that text, not the bytes this tokenizer splits: refused, not guessed at.
+    if (std::any_of(stages->begin(), stages->end(), [](const Stage& s) { return s.byte_level; })) {
+      return Status::InvalidArgument(
+          std::string(source) +
+          ": pre_tokenizer: a Split after the ByteLevel step is not supported (it would split the "
+          "byte-mapped text); put the Split steps before ByteLevel");
+    }
     if (pt.value("behavior", "") != "Isolated" || pt.value("invert", false)) {
       return Status::InvalidArgument(std::string(source) +
                                      ": Split pre-tokenizer: only behavior \"Isolated\" without "
@@ -779,35 +788,18 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
   }
   std::vector<Stage> stages;
   TM_RETURN_IF_ERROR(ReadPreTokenizer(j["pre_tokenizer"], source, &stages));
-  // The steps in order, nested Sequences flattened.
-  size_t byte_level_steps = 0;
-  bool split_after_byte_level = false;
-  std::function<void(const nlohmann::json&)> walk = [&](const nlohmann::json& pt) {
-    const std::string type = pt.value("type", "");
-    if (type == "ByteLevel") ++byte_level_steps;
-    if (type == "Split" && byte_level_steps > 0) split_after_byte_level = true;
-    if (type == "Sequence") {
-      for (const auto& s : pt.at("pretokenizers")) walk(s);
-    }
-  };
-  walk(j["pre_tokenizer"]);
-  if (byte_level_steps != 1) {
+  if (std::count_if(stages.begin(), stages.end(), [](const Stage& s) { return s.byte_level; }) !=
+      1) {
     return Status::InvalidArgument(std::string(source) +
                                    ": the pre_tokenizer must have exactly one ByteLevel step");
   }
-  // HF's ByteLevel maps the bytes to its printable alphabet (' ' to 'Ġ', ...), so a Split after
-  // it would match that text, not the bytes this tokenizer splits: refused, not guessed at.
-  if (split_after_byte_level) {
-    return Status::InvalidArgument(
-        std::string(source) +
-        ": pre_tokenizer: a Split after the ByteLevel step is not supported (it would split the "
-        "byte-mapped text); put the Split steps before ByteLevel");
-  }
   // A ByteLevel step without its regex or prefix space after a Split (Llama-3, Qwen3) hands each
   // piece on whole: dropped, the Split is the last stage, whose pieces go to the model together.
-  std::erase_if(stages, [&](const Stage& stage) {
-    return stages.size() > 1 && !stage.add_prefix_space && stage.splitter.name() == "none";
-  });
+  if (stages.size() > 1) {
+    std::erase_if(stages, [](const Stage& stage) {
+      return !stage.add_prefix_space && stage.splitter.name() == "none";
+    });
+  }
   NormalForm form = NormalForm::kNone;
   if (j.contains("normalizer")) TM_RETURN_IF_ERROR(ReadNormalizer(j["normalizer"], source, &form));
 

@@ -163,15 +163,16 @@ inline uint64_t BpeModel::SlotData(std::string_view bytes, uint64_t hash, uint32
   return (hash & 0xFFFFFFFF00000000ULL) | offset;
 }
 
-void BpeModel::InsertToken(uint32_t id) {
+void BpeModel::InsertToken(uint32_t id, uint64_t hash) {
   const Span& span = spans_[id];
   const std::string_view bytes(arena_.data() + span.offset, span.length);
-  const uint64_t h = HashBytes(bytes);
   const size_t mask = token_slots_.size() - 1;
-  size_t i = h & mask;
+  size_t i = hash & mask;
   while (token_slots_[i].id != kNone) i = (i + 1) & mask;
-  token_slots_[i] = {SlotData(bytes, h, span.offset), id, span.length};
+  token_slots_[i] = {SlotData(bytes, hash, span.offset), id, span.length};
 }
+
+void BpeModel::InsertToken(uint32_t id) { InsertToken(id, HashBytes(Bytes(id))); }
 
 uint32_t BpeModel::Find(std::string_view bytes) const {
   if (bytes.empty()) return kNone;
@@ -237,10 +238,7 @@ Status BpeModel::AddToken(std::string_view bytes, uint32_t id) {
       if (slot.id != kNone) InsertToken(slot.id);
     }
   }
-  const size_t mask = token_slots_.size() - 1;
-  size_t i = hash & mask;
-  while (token_slots_[i].id != kNone) i = (i + 1) & mask;
-  token_slots_[i] = {SlotData(bytes, hash, span.offset), id, span.length};
+  InsertToken(id, hash);
   return Status::Ok();
 }
 
@@ -323,16 +321,6 @@ void BpeModel::FillBytePairs() {
   }
 }
 
-// tiktoken ranks: a pair merges if its bytes are a token, but only a token's own last merge ever
-// does. The parts of a merge are each the merge of their own bytes (no merge crossed their
-// edges), so merging the token's bytes alone forms the same two parts and merges them last; any
-// other split of a token into two tokens is never the next merge wherever it occurs, and leaving
-// it out of the table changes no result. One pair per token instead of every split (cl100k_base:
-// 100 K instead of 233 K): a table and filter half the size, fewer cache misses when merging.
-// The tokens are taken by length: merging a token's bytes forms only shorter tokens before its
-// own last merge, whose pairs are in the table by then, so the merge stops at the two parts of
-// that last merge (or at more, for a token that merging never forms: it gets no pair). This also
-// gives every token's split and whether it is usable for the backtracking encoder.
 std::vector<uint32_t> BpeModel::IdsByLength(std::vector<uint32_t>* ends) const {
   // A counting sort: std::sort with the lengths read at random cost 11 M instructions for
   // cl100k_base's 100,256 ids, this about 1 M.
@@ -347,6 +335,16 @@ std::vector<uint32_t> BpeModel::IdsByLength(std::vector<uint32_t>* ends) const {
   return by_length;
 }
 
+// tiktoken ranks: a pair merges if its bytes are a token, but only a token's own last merge ever
+// does. The parts of a merge are each the merge of their own bytes (no merge crossed their
+// edges), so merging the token's bytes alone forms the same two parts and merges them last; any
+// other split of a token into two tokens is never the next merge wherever it occurs, and leaving
+// it out of the table changes no result. One pair per token instead of every split (cl100k_base:
+// 100 K instead of 233 K): a table and filter half the size, fewer cache misses when merging.
+// The tokens are taken by length: merging a token's bytes forms only shorter tokens before its
+// own last merge, whose pairs are in the table by then, so the merge stops at the two parts of
+// that last merge (or at more, for a token that merging never forms: it gets no pair). This also
+// gives every token's split and whether it is usable for the backtracking encoder.
 void BpeModel::BuildRankPairs() {
   const size_t n_ids = spans_.size();
   splits_.assign(n_ids, Split{});
@@ -762,9 +760,13 @@ void BpeModel::EncodePieces(std::span<const std::string_view> pieces,
   uint64_t hashes[kAhead] = {};
   const TokenSlot* const slots = token_slots_.data();
   const size_t mask = token_slots_.size() - 1;
+  // The pieces EncodeHashed takes; the others (one byte, 4 GiB or more) go to EncodePiece.
+  auto hashed = [](std::string_view piece) {
+    return piece.size() >= 2 && piece.size() < kMaxPieceBytes;
+  };
   auto start = [&](size_t i) {
     const std::string_view piece = pieces[i];
-    if (piece.size() < 2 || piece.size() >= kMaxPieceBytes) return;
+    if (!hashed(piece)) return;
     const uint64_t hash = HashBytes(piece);
     hashes[i % kAhead] = hash;
     __builtin_prefetch(slots + (hash & mask));
@@ -775,10 +777,10 @@ void BpeModel::EncodePieces(std::span<const std::string_view> pieces,
     const std::string_view piece = pieces[i];
     const uint64_t hash = hashes[i % kAhead];
     if (i + kAhead < n) start(i + kAhead);
-    if (piece.size() < 2 || piece.size() >= kMaxPieceBytes) {
-      EncodePiece(piece, ids);
-    } else {
+    if (hashed(piece)) {
       EncodeHashed(piece, hash, ids, Algorithm::kAuto);
+    } else {
+      EncodePiece(piece, ids);
     }
   }
 }

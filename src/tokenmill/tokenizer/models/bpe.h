@@ -260,6 +260,7 @@ class BpeModel {
   Pair LookupPair(uint32_t left, uint32_t right) const;
   void InsertPair(uint32_t left, uint32_t right, uint32_t priority, uint32_t result);
   void InsertToken(uint32_t id);
+  void InsertToken(uint32_t id, uint64_t hash);  // hash: HashBytes(Bytes(id))
   // Every id (those without a token too, as length 0) in order of its token's length, shortest
   // first; (*ends)[length] is one past the last id of that length, if ends is not null.
   std::vector<uint32_t> IdsByLength(std::vector<uint32_t>* ends) const;

@@ -6,7 +6,6 @@
 #include <bit>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 
 #include "tokenmill/base/bytes16.h"
 #include "tokenmill/base/utf8.h"
@@ -62,8 +61,7 @@ class Scanner {
   template <typename AsciiTest>
   [[gnu::always_inline]] size_t SkipAscii(size_t j, uint8_t mask, AsciiTest ascii) const {
     while (j + 16 <= n_) {
-      Bytes16 v;
-      std::memcpy(&v, s_ + j, 16);
+      const Bytes16 v = Load16(reinterpret_cast<const char*>(s_ + j));
       const uint32_t other = ~LaneBits(ascii(v)) & 0xFFFF;
       if (other != 0) {
         j += static_cast<size_t>(std::countr_zero(other));
