@@ -60,6 +60,43 @@ class RunTest(tmtest.TempDirTest):
              "--workers", "2"])
         self.assertEqual(output_digests(out1), output_digests(out2))
 
+    def test_write_behind_gives_the_same_shards_and_follows_idle_cpus(self):
+        # Text whose shards outgrow the 1 MiB write buffer, so that write-behind threads run.
+        with open(os.path.join(tmtest.DATA, "sample", "part-00.txt"), "rb") as f:
+            data = f.read()
+        text = self.path("big.txt")
+        with open(text, "wb") as f:
+            f.write(data * 3)
+
+        def worker_flags(out):
+            folder = os.path.join(out, "_job", "workers")
+            names = sorted({n[:-2] if n.endswith(".v") else n for n in os.listdir(folder)})
+            return [json.loads(tmtest.read_store_object(os.path.join(folder, n)))["write_behind"]
+                    for n in names]
+
+        digests = {}
+        for mode in ("on", "off"):
+            out = self.path("out-" + mode)
+            job = write_job(self.path(mode + ".toml"), [text], out, task_size="2MiB")
+            run(["plan", job])
+            store = os.path.join(out, "_job")
+            run(["work", store, "--threads", "1", "--write-behind", mode])
+            run(["finalize", store])
+            self.assertEqual(worker_flags(out), [mode == "on"])
+            digests[mode] = output_digests(out)
+        self.assertEqual(digests["on"], digests["off"])
+        shards = glob.glob(os.path.join(self.path("out-on"), "part-*.tfrecord"))
+        self.assertGreater(max(os.path.getsize(s) for s in shards), 1 << 20)
+
+        # `run` writes behind only when its workers leave one of its CPUs idle.
+        cpus = len(os.sched_getaffinity(0))
+        for workers in sorted({1, cpus}):
+            out = self.path("run-%d" % workers)
+            run(["run", write_job(self.path("run.toml"), [text], out, task_size="2MiB"),
+                 "--quiet", "--workers", str(workers)])
+            self.assertEqual(worker_flags(out), [workers < cpus] * workers)
+            self.assertEqual(output_digests(out), digests["on"])
+
     def test_protoc_decodes_records(self):
         if shutil.which("protoc") is None:
             self.skipTest("protoc not installed (Debian protobuf-compiler)")

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 
+#include "tokenmill/base/cpus.h"
 #include "tokenmill/base/units.h"
 #include "tokenmill/cli/command.h"
 #include "tokenmill/job/finalize.h"
@@ -101,6 +102,9 @@ int RunRun(const RunArgs& args) {
                    (unsigned long long)plan->job.task_count, plan->job.input_bytes / 1e6,
                    store_location.c_str(), workers);
     }
+    // Forked workers write their shards behind the work only when they leave a core idle (each
+    // sees one thread of its own, not the others; LocalPool tells new processes the same).
+    const bool write_behind = workers < AvailableCpus();
     launch::LocalPoolOptions pool_options;
     pool_options.log_dir =
         IsUrl(store_location) ? "tokenmill-logs" : JoinPath(store_location, "logs");
@@ -108,10 +112,11 @@ int RunRun(const RunArgs& args) {
       // Workers are forks of this process, which holds no network connection and runs no other
       // thread here: they keep the tokenizer the planner built (no process start, no second
       // load). A store on GCS or S3 gets new processes (no HTTP client state is shared).
-      pool_options.forked_worker = [store_location](int) {
+      pool_options.forked_worker = [store_location, write_behind](int) {
         WorkerOptions options;
         options.store = store_location;
         options.threads = 1;
+        options.write_behind = write_behind;
         return RunWorkerProcess(options);
       };
     }

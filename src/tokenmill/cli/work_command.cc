@@ -81,6 +81,14 @@ void AddWorkCommand(CLI::App& app, CommandAction* action) {
       ->check(CLI::Range(0, 4096));
   cmd->add_option("--max-tasks", options->max_tasks,
                   "stop after this many tasks (default: no limit)");
+  cmd->add_option_function<std::string>(
+         "--write-behind",
+         [options](const std::string& v) {
+           if (v != "auto") options->write_behind = v == "on";
+         },
+         "hash and write shards on threads of their own while the next examples are made: on, "
+         "off, or auto (on when --threads leaves a CPU idle)")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   cmd->add_option("--idle-exit", options->idle_exit_seconds,
                   "leave after this many seconds with nothing to claim (default: never)")
       ->check(CLI::NonNegativeNumber);

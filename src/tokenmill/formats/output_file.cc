@@ -21,18 +21,19 @@ Status ErrnoStatus(const std::string& path, const char* what, int err) {
 }  // namespace
 
 StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path,
-                                                         size_t buffer_size) {
+                                                         size_t buffer_size, bool write_behind) {
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus(path, "cannot create", errno);
-  return std::unique_ptr<OutputFile>(new OutputFile(path, fd, buffer_size));
+  return std::unique_ptr<OutputFile>(new OutputFile(path, fd, buffer_size, write_behind));
 }
 
-OutputFile::OutputFile(std::string path, int fd, size_t buffer_size)
-    : path_(std::move(path)), fd_(fd), buffer_size_(buffer_size) {
+OutputFile::OutputFile(std::string path, int fd, size_t buffer_size, bool write_behind)
+    : path_(std::move(path)), fd_(fd), buffer_size_(buffer_size), write_behind_(write_behind) {
   buffer_.reserve(buffer_size_);
 }
 
 OutputFile::~OutputFile() {
+  StopWriter();
   if (fd_ >= 0) ::close(fd_);
 }
 
@@ -48,7 +49,9 @@ Status OutputFile::Append(std::string_view data) {
     buffer_.append(data);
     return Status::Ok();
   }
-  hash_.Update(data);  // large writes skip the buffer
+  // Large writes skip the buffer, once the writing thread has written what came before.
+  TM_RETURN_IF_ERROR(Drain());
+  hash_.Update(data);
   return WriteAll(data.data(), data.size());
 }
 
@@ -66,10 +69,60 @@ Status OutputFile::WriteAll(const char* data, size_t n) {
 }
 
 Status OutputFile::Flush() {
-  hash_.Update(buffer_);
-  TM_RETURN_IF_ERROR(WriteAll(buffer_.data(), buffer_.size()));
+  if (!write_behind_) {
+    hash_.Update(buffer_);
+    TM_RETURN_IF_ERROR(WriteAll(buffer_.data(), buffer_.size()));
+    buffer_.clear();
+    return Status::Ok();
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [this] { return !has_pending_; });
+  if (!write_status_.ok()) return write_status_;
+  if (buffer_.empty()) return Status::Ok();
+  pending_.swap(buffer_);
   buffer_.clear();
+  has_pending_ = true;
+  if (!writer_.joinable()) writer_ = std::thread(&OutputFile::WriteBehind, this);
+  lock.unlock();
+  cv_.notify_all();
+  if (buffer_.capacity() < buffer_size_) buffer_.reserve(buffer_size_);
   return Status::Ok();
+}
+
+Status OutputFile::Drain() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [this] { return !has_pending_; });
+  return write_status_;
+}
+
+void OutputFile::WriteBehind() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    cv_.wait(lock, [this] { return has_pending_ || stopping_; });
+    if (!has_pending_) return;
+    const bool failed = !write_status_.ok();
+    lock.unlock();
+    Status status;
+    if (!failed) {  // after a failure the file is lost: nothing more is written
+      hash_.Update(pending_);
+      status = WriteAll(pending_.data(), pending_.size());
+    }
+    pending_.clear();
+    lock.lock();
+    if (!status.ok()) write_status_ = status;
+    has_pending_ = false;
+    cv_.notify_all();
+  }
+}
+
+void OutputFile::StopWriter() {
+  if (!writer_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  writer_.join();
 }
 
 Status OutputFile::WriteAt(uint64_t offset, std::string_view data) {
@@ -78,6 +131,7 @@ Status OutputFile::WriteAt(uint64_t offset, std::string_view data) {
     return Status::Internal(path_ + ": WriteAt past the bytes written");
   }
   TM_RETURN_IF_ERROR(Flush());
+  TM_RETURN_IF_ERROR(Drain());
   size_t done = 0;
   while (done < data.size()) {
     ssize_t w =
@@ -113,7 +167,17 @@ Status OutputFile::HashFromDisk() {
 
 Status OutputFile::Close() {
   if (fd_ < 0) return Status::FailedPrecondition(path_ + ": closed twice");
-  Status status = Flush();
+  Status status;
+  if (writer_.joinable()) {
+    status = Flush();
+    if (status.ok()) status = Drain();
+    StopWriter();
+    pending_ = std::string();
+  } else {  // a file that never outgrew its buffer: no thread for one write
+    hash_.Update(buffer_);
+    status = WriteAll(buffer_.data(), buffer_.size());
+  }
+  buffer_ = std::string();
   if (status.ok() && rewritten_) status = HashFromDisk();
   if (::close(fd_) != 0 && status.ok()) status = ErrnoStatus(path_, "close failed", errno);
   fd_ = -1;

@@ -1,15 +1,24 @@
 // OutputFile: a local file written through a buffer, hashed (SHA-256) as it is written, and
-// closed by Close(). The shard writers write every file through it. These are scratch files:
+// closed by Close(). The shard writers write every file through it.
+// Write-behind (optional): once a file outgrows its buffer, a thread of the file hashes and writes
+// each full buffer while the caller fills the next one, so that the hash and the write system
+// calls overlap the work that makes the data (tokenizing, encoding) on a core that would be idle.
+// It costs a little more CPU (the buffer is hashed on another core's cache), so it is for
+// processes that leave a core free. A failed write is reported by the next Append, WriteAt or
+// Close. These are scratch files:
 // the storage that publishes them makes the published copy durable (LocalStorage fsyncs it, a
 // bucket stores it), so they are not fsync'd (an fsync here made every shard reach the disk
 // twice, which halved the throughput of a disk-bound run).
 // Thread-safety: one OutputFile per thread.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "tokenmill/base/sha256.h"
 #include "tokenmill/base/status.h"
@@ -18,9 +27,13 @@ namespace tokenmill {
 
 class OutputFile {
  public:
-  // Creates (or truncates) `path`. Default buffer: 1 MiB.
+  static constexpr size_t kDefaultBufferSize = 1 << 20;
+
+  // Creates (or truncates) `path`. With `write_behind`, full buffers are
+  // hashed and written by a thread of the file; otherwise by the caller.
   static StatusOr<std::unique_ptr<OutputFile>> Create(const std::string& path,
-                                                      size_t buffer_size = 1 << 20);
+                                                      size_t buffer_size = kDefaultBufferSize,
+                                                      bool write_behind = false);
   ~OutputFile();  // closes without syncing if Close() was not called
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;
@@ -38,17 +51,34 @@ class OutputFile {
   const std::string& sha256() const { return sha256_; }
 
  private:
-  OutputFile(std::string path, int fd, size_t buffer_size);
+  OutputFile(std::string path, int fd, size_t buffer_size, bool write_behind);
+  // Writes the buffer: hands it to the writing thread (started on first use) after the previous
+  // one, or writes it here without write-behind.
   Status Flush();
+  // Waits until the writing thread has written everything handed to it; returns its status.
+  Status Drain();
+  void WriteBehind();  // the writing thread
+  void StopWriter();   // lets the writing thread finish what it holds, and joins it
   Status WriteAll(const char* data, size_t n);
   Status HashFromDisk();
 
   std::string path_;
   int fd_;
   size_t buffer_size_;
-  std::string buffer_;
+  bool write_behind_;
+  std::string buffer_;  // being filled by the caller
   uint64_t bytes_ = 0;
-  Sha256 hash_;
+
+  // Shared with the writing thread, under mu_.
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::string pending_;  // handed over, being hashed and written
+  bool has_pending_ = false;
+  bool stopping_ = false;
+  Status write_status_;  // the first failure of the writing thread
+  std::thread writer_;
+
+  Sha256 hash_;  // of the bytes written; by the writing thread, or the caller when it is idle
   bool rewritten_ = false;  // WriteAt() made the streaming digest stale
   std::string sha256_;
 };

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
 
 #include "tokenmill/base/sha256.h"
@@ -13,9 +14,11 @@ namespace {
 
 using testing::TempDir;
 
-TEST(OutputFile, BufferedAndDirectWritesAndDigest) {
+class OutputFileModes : public ::testing::TestWithParam<bool> {};  // write-behind or not
+
+TEST_P(OutputFileModes, BufferedAndDirectWritesAndDigest) {
   TempDir dir;
-  auto file = OutputFile::Create(dir.Join("f"), 16);
+  auto file = OutputFile::Create(dir.Join("f"), 16, GetParam());
   ASSERT_TRUE(file.ok());
   std::string expected;
   for (int i = 0; i < 50; ++i) {
@@ -30,9 +33,9 @@ TEST(OutputFile, BufferedAndDirectWritesAndDigest) {
   EXPECT_TRUE((*file)->Append("x").Is(StatusCode::kFailedPrecondition));
 }
 
-TEST(OutputFile, WriteAtRewritesAndRehashes) {
+TEST_P(OutputFileModes, WriteAtRewritesAndRehashes) {
   TempDir dir;
-  auto file = OutputFile::Create(dir.Join("f"), 4);
+  auto file = OutputFile::Create(dir.Join("f"), 4, GetParam());
   ASSERT_TRUE(file.ok());
   ASSERT_TRUE((*file)->Append("HEADER").ok());
   ASSERT_TRUE((*file)->Append(std::string(3000, 'b')).ok());
@@ -43,6 +46,56 @@ TEST(OutputFile, WriteAtRewritesAndRehashes) {
   EXPECT_EQ(testing::ReadAll(dir.Join("f")), expected);
   EXPECT_EQ((*file)->sha256(), Sha256Hex(expected));
 }
+
+TEST_P(OutputFileModes, InOrderAcrossManyBuffers) {
+  TempDir dir;
+  auto file = OutputFile::Create(dir.Join("f"), 64, GetParam());
+  ASSERT_TRUE(file.ok());
+  std::string expected;
+  uint32_t x = 12345;
+  for (int i = 0; i < 4000; ++i) {
+    x = x * 1103515245 + 12345;
+    std::string piece((x >> 16) % 150, static_cast<char>('a' + i % 26));  // some skip the buffer
+    ASSERT_TRUE((*file)->Append(piece).ok());
+    expected += piece;
+  }
+  ASSERT_TRUE((*file)->WriteAt(10, "rewritten").ok());
+  expected.replace(10, 9, "rewritten");
+  ASSERT_TRUE((*file)->Append("tail").ok());
+  expected += "tail";
+  ASSERT_TRUE((*file)->Close().ok());
+  EXPECT_EQ(testing::ReadAll(dir.Join("f")), expected);
+  EXPECT_EQ((*file)->sha256(), Sha256Hex(expected));
+}
+
+TEST_P(OutputFileModes, AFailedWriteIsReportedAndStopsTheWrites) {
+  // /dev/full takes the open and refuses every write (ENOSPC).
+  if (!std::filesystem::exists("/dev/full")) GTEST_SKIP() << "no /dev/full on this system";
+  auto file = OutputFile::Create("/dev/full", 16, GetParam());
+  ASSERT_TRUE(file.ok());
+  Status first;
+  for (int i = 0; i < 100 && first.ok(); ++i) first = (*file)->Append(std::string(10, 'x'));
+  ASSERT_FALSE(first.ok()) << "a failed write must reach the caller";
+  EXPECT_TRUE(first.Is(StatusCode::kIoError));
+  EXPECT_NE(first.message().find("/dev/full: write failed"), std::string::npos) << first.ToString();
+  EXPECT_FALSE((*file)->Append(std::string(40, 'y')).ok());
+  EXPECT_FALSE((*file)->Close().ok());
+}
+
+TEST_P(OutputFileModes, DestroyedWithoutClose) {
+  TempDir dir;
+  {
+    auto file = OutputFile::Create(dir.Join("f"), 8, GetParam());
+    ASSERT_TRUE(file.ok());
+    for (int i = 0; i < 1000; ++i) ASSERT_TRUE((*file)->Append("0123456").ok());
+  }  // the writing thread finishes what it holds and is joined
+  EXPECT_LE(testing::ReadAll(dir.Join("f")).size(), 7000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(OutputFile, OutputFileModes, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "WriteBehind" : "Inline";
+                         });
 
 TEST(OutputFile, Errors) {
   TempDir dir;

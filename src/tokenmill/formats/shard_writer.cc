@@ -125,7 +125,7 @@ StatusOr<std::unique_ptr<OutputFile>> RollingShardWriter::CreateFile(const std::
                                                                      const std::string& name) {
   std::string path = (std::filesystem::path(dir) / name).string();
   created_.push_back(path);
-  return OutputFile::Create(path);
+  return OutputFile::Create(path, OutputFile::kDefaultBufferSize, options_.write_behind);
 }
 
 StatusOr<ShardFile> RollingShardWriter::CompleteFile(OutputFile& file, const std::string& name,

@@ -33,6 +33,9 @@ struct ShardWriterOptions {
   // Default: 0 (tfrecord: no check).
   uint32_t vocab_size = 0;
   uint32_t eod_id = 0;  // llmc: the end-of-text token (for readers' checks)
+  // Hash and write the files' full buffers on a thread of each file (OutputFile), for a process
+  // that leaves a core idle. Default: by the calling thread.
+  bool write_behind = false;
 };
 
 // One finished file, ready to publish.

@@ -205,6 +205,34 @@ TEST(ShardWriter, UnusableScratchFolderIsAnIoError) {
   EXPECT_NE(s.message().find("file/sub"), std::string::npos) << s.message();
 }
 
+// Files larger than the 1 MiB buffer, so that the writing threads take several buffers each.
+TEST(ShardWriter, WriteBehindGivesTheSameFiles) {
+  std::vector<Example> examples;
+  for (uint32_t i = 0; i < 3000; ++i) {
+    std::vector<uint32_t> ids(400);
+    for (uint32_t j = 0; j < ids.size(); ++j) ids[j] = (i * 7919 + j * 104729) % 30000;
+    examples.push_back(Gpt(ids));
+  }
+  for (OutputFormat format :
+       {OutputFormat::kTfRecord, OutputFormat::kMegatron, OutputFormat::kLlmc}) {
+    std::vector<std::vector<ShardFile>> runs;
+    std::vector<TempDir> dirs(2);
+    for (bool behind : {false, true}) {
+      ShardWriterOptions options = Options(dirs[behind], format, 2 << 20);
+      options.write_behind = behind;
+      runs.push_back(WriteShards(options, examples));
+    }
+    ASSERT_EQ(runs[0].size(), runs[1].size()) << OutputFormatName(format);
+    ASSERT_GE(runs[0].size(), 2u);
+    for (size_t i = 0; i < runs[0].size(); ++i) {
+      EXPECT_EQ(runs[0][i].name, runs[1][i].name);
+      EXPECT_EQ(runs[0][i].sha256, runs[1][i].sha256);
+      EXPECT_EQ(runs[1][i].sha256, Sha256Hex(testing::ReadAll(runs[1][i].local_path)));
+      EXPECT_EQ(testing::ReadAll(runs[0][i].local_path), testing::ReadAll(runs[1][i].local_path));
+    }
+  }
+}
+
 TEST(ShardWriter, TfRecordRoundTripThroughTheReader) {
   TempDir dir;
   std::vector<Example> examples;

@@ -50,10 +50,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DoneRecord, task, holder, attemp
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ErrorRecord, task, attempt, holder, message, file,
                                                 offset, at_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerHeartbeat, id, host, pid, threads,
-                                                started_at_ms, last_seen_ms, exited, tasks_done,
-                                                tasks_failed, stats, claims, claim_conflicts,
-                                                renewals, records, listings, lease_reads, retries,
-                                                heartbeats)
+                                                write_behind, started_at_ms, last_seen_ms, exited,
+                                                tasks_done, tasks_failed, stats, claims,
+                                                claim_conflicts, renewals, records, listings,
+                                                lease_reads, retries, heartbeats)
 
 namespace {
 

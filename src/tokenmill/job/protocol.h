@@ -166,6 +166,7 @@ struct WorkerHeartbeat {
   std::string host;
   int64_t pid = 0;
   uint32_t threads = 0;
+  bool write_behind = false;  // WorkerOptions::write_behind as decided
   int64_t started_at_ms = 0;
   int64_t last_seen_ms = 0;
   bool exited = false;

@@ -44,7 +44,7 @@ void AddReaderStats(const ReaderStats& r, ReaderStats* total) {
 }  // namespace
 
 StatusOr<TaskResult> RunTask(const JobSpec& spec, const Tokenizer& tokenizer, const TaskDef& task,
-                             const std::string& scratch_dir, const CancelCheck& cancelled,
+                             const TaskOutput& output, const CancelCheck& cancelled,
                              const ProgressCallback& progress) {
   ExampleOptions example_options = spec.examples;
   example_options.eod_first = spec.output.format == OutputFormat::kLlmc;
@@ -54,7 +54,8 @@ StatusOr<TaskResult> RunTask(const JobSpec& spec, const Tokenizer& tokenizer, co
   writer_options.format = spec.output.format;
   writer_options.shard_size = spec.output.shard_size;
   writer_options.task_id = task.id;
-  writer_options.scratch_dir = scratch_dir;
+  writer_options.scratch_dir = output.scratch_dir;
+  writer_options.write_behind = output.write_behind;
   writer_options.vocab_size = tokenizer.vocab_size();
   writer_options.eod_id = tokenizer.specials().eod.value_or(0);
   TM_ASSIGN_OR_RETURN(auto writer, CreateShardWriter(writer_options));

@@ -32,10 +32,16 @@ using ProgressCallback = std::function<void(uint64_t bytes_in)>;
 // U+FFFD for byte-level BPE).
 ReaderOptions ReaderOptionsFor(const JobSpec& spec, const Tokenizer& tokenizer);
 
-// Runs the pipeline over `task`; shard files go to `scratch_dir`. On error or cancellation the
-// files written so far are deleted. Cancellation returns Cancelled.
+// Where and how a task writes its shards.
+struct TaskOutput {
+  std::string scratch_dir;    // local folder of the shard files
+  bool write_behind = false;  // ShardWriterOptions::write_behind
+};
+
+// Runs the pipeline over `task`; shard files go to `output.scratch_dir`. On error or
+// cancellation the files written so far are deleted. Cancellation returns Cancelled.
 StatusOr<TaskResult> RunTask(const JobSpec& spec, const Tokenizer& tokenizer, const TaskDef& task,
-                             const std::string& scratch_dir, const CancelCheck& cancelled,
+                             const TaskOutput& output, const CancelCheck& cancelled,
                              const ProgressCallback& progress = nullptr);
 
 }  // namespace tokenmill

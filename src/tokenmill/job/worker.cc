@@ -1,6 +1,5 @@
 #include "tokenmill/job/worker.h"
 
-#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -15,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "tokenmill/base/cpus.h"
 #include "tokenmill/base/log.h"
 #include "tokenmill/base/sha256.h"
 #include "tokenmill/job/job_spec.h"
@@ -129,16 +129,6 @@ int RemoveStaleScratch(const std::string& parent, const std::string& host) {
   return removed;
 }
 
-uint32_t AvailableCpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-    const int n = CPU_COUNT(&set);
-    if (n > 0) return static_cast<uint32_t>(n);
-  }
-  const unsigned hw = std::thread::hardware_concurrency();
-  return hw > 0 ? hw : 1;
-}
-
 StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   TM_ASSIGN_OR_RETURN(Storage * raw_store, StorageFor(options.store));
@@ -184,6 +174,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   Ledger ledger(store, paths, job.task_count, worker_id, ledger_options);
 
   const uint32_t threads = options.threads > 0 ? options.threads : AvailableCpus();
+  const bool write_behind = options.write_behind.value_or(threads < AvailableCpus());
   WorkerSummary summary;
   std::mutex mu;  // guards summary and heartbeat
   WorkerHeartbeat heartbeat;
@@ -191,6 +182,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   heartbeat.host = HostName();
   heartbeat.pid = getpid();
   heartbeat.threads = threads;
+  heartbeat.write_behind = write_behind;
   heartbeat.started_at_ms = NowMs();
 
   std::atomic<bool> finished{false};
@@ -263,7 +255,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
     std::filesystem::create_directories(task_scratch, dir_ec);
     const auto task_start = std::chrono::steady_clock::now();
     auto cancelled = [&] { return g_stop.load() || ledger.Lost(t); };
-    auto result = RunTask(spec, *tokenizer, task, task_scratch, cancelled);
+    auto result = RunTask(spec, *tokenizer, task, {task_scratch, write_behind}, cancelled);
     auto cleanup = [task_scratch] {
       std::error_code cleanup_ec;
       std::filesystem::remove_all(task_scratch, cleanup_ec);

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "tokenmill/base/status.h"
@@ -22,7 +23,12 @@ struct WorkerOptions {
   uint64_t max_tasks = 0;        // stop after this many tasks. Default (0): no limit
   double idle_exit_seconds = 0;  // leave after this long with nothing to claim. Default (0): never
   std::string scratch_dir;       // Default: $TMPDIR/tokenmill-<worker id>
-  std::string worker_id;         // Default: <host>-<pid>-<random>
+  // Whether shards are hashed and written on threads of their own while the next examples are
+  // made (ShardWriterOptions::write_behind): worth it when a core would otherwise be idle, a
+  // little slower when every core is busy. Default (unset): when `threads` is below the CPUs
+  // this process may use.
+  std::optional<bool> write_behind;
+  std::string worker_id;  // Default: <host>-<pid>-<random>
   // Test hook: the store is wrapped by this factory (fault injection). Default: none.
   std::function<Storage*(Storage*)> wrap_store;
 };
@@ -55,8 +61,5 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options);
 // for a later worker). Returns how many folders it removed; errors are ignored (another worker
 // may be removing the same folder).
 int RemoveStaleScratch(const std::string& parent, const std::string& host);
-
-// The number of CPUs this process may run on (sched_getaffinity), at least 1.
-uint32_t AvailableCpus();
 
 }  // namespace tokenmill

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 
+#include "tokenmill/base/cpus.h"
 #include "tokenmill/base/log.h"
 #include "tokenmill/launch/process.h"
 
@@ -162,6 +163,14 @@ Status LocalPool::Start(std::string_view store, int n, const std::vector<std::st
 
   std::vector<std::string> args = {binary, "work", std::string(store), "--threads",
                                    std::to_string(options_.threads_per_worker)};
+  if (options_.binary.empty()) {
+    // Each worker sees only its own threads: tell them whether the pool leaves a core idle
+    // (`work --write-behind`). Another binary may predate the option and gets no such flag.
+    const uint64_t busy =
+        uint64_t{static_cast<uint32_t>(n)} * static_cast<uint32_t>(options_.threads_per_worker);
+    args.push_back("--write-behind");
+    args.push_back(busy < AvailableCpus() ? "on" : "off");
+  }
   args.insert(args.end(), extra_args.begin(), extra_args.end());
   std::vector<char*> c_args;
   for (std::string& a : args) c_args.push_back(a.data());

@@ -77,7 +77,9 @@ class LocalPool {
   LocalPool(const LocalPool&) = delete;
   LocalPool& operator=(const LocalPool&) = delete;
 
-  // Starts n workers: `<binary> work <store> --threads <threads_per_worker> <extra_args...>`.
+  // Starts n workers: `<binary> work <store> --threads <threads_per_worker> <extra_args...>`
+  // (the running binary also gets `--write-behind on` when the n workers' threads leave one of
+  // this process's CPUs idle, `off` otherwise).
   // REQUIRES: Start was not called before. On failure, the workers already started are
   // stopped (SIGTERM) and reaped before it returns.
   Status Start(std::string_view store, int n, const std::vector<std::string>& extra_args = {});
