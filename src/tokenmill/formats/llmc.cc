@@ -114,6 +114,7 @@ class LlmcShardWriter : public RollingShardWriter {
     name_ = stem + ".bin";
     shard_tokens_ = 0;
     TM_ASSIGN_OR_RETURN(file_, CreateFile(dir, name_));
+    file_->DigestAtClose();            // the header is rewritten at the end
     LlmcHeader placeholder = header_;  // the count is filled in by CloseShard
     return file_->Append(EncodeLlmcHeader(placeholder));
   }

@@ -51,7 +51,7 @@ Status OutputFile::Append(std::string_view data) {
   }
   // Large writes skip the buffer, once the writing thread has written what came before.
   TM_RETURN_IF_ERROR(Drain());
-  hash_.Update(data);
+  if (digest_as_written_) hash_.Update(data);
   return WriteAll(data.data(), data.size());
 }
 
@@ -70,7 +70,7 @@ Status OutputFile::WriteAll(const char* data, size_t n) {
 
 Status OutputFile::Flush() {
   if (!write_behind_) {
-    hash_.Update(buffer_);
+    if (digest_as_written_) hash_.Update(buffer_);
     TM_RETURN_IF_ERROR(WriteAll(buffer_.data(), buffer_.size()));
     buffer_.clear();
     return Status::Ok();
@@ -104,7 +104,7 @@ void OutputFile::WriteBehind() {
     lock.unlock();
     Status status;
     if (!failed) {  // after a failure the file is lost: nothing more is written
-      hash_.Update(pending_);
+      if (digest_as_written_) hash_.Update(pending_);
       status = WriteAll(pending_.data(), pending_.size());
     }
     pending_.clear();
@@ -174,14 +174,15 @@ Status OutputFile::Close() {
     StopWriter();
     pending_ = std::string();
   } else {  // a file that never outgrew its buffer: no thread for one write
-    hash_.Update(buffer_);
+    if (digest_as_written_) hash_.Update(buffer_);
     status = WriteAll(buffer_.data(), buffer_.size());
   }
   buffer_ = std::string();
-  if (status.ok() && rewritten_) status = HashFromDisk();
+  const bool from_disk = rewritten_ || !digest_as_written_;
+  if (status.ok() && from_disk) status = HashFromDisk();
   if (::close(fd_) != 0 && status.ok()) status = ErrnoStatus(path_, "close failed", errno);
   fd_ = -1;
-  if (status.ok() && !rewritten_) sha256_ = hash_.HexDigest();
+  if (status.ok() && !from_disk) sha256_ = hash_.HexDigest();
   return status;
 }
 

@@ -42,6 +42,10 @@ class OutputFile {
   // Overwrites bytes already appended, at `offset` (headers known only at the end). REQUIRES:
   // offset + data.size() <= bytes(). The digest is then computed by reading the file back.
   Status WriteAt(uint64_t offset, std::string_view data);
+  // For a file whose header WriteAt() will rewrite: the digest is computed once, at Close(), by
+  // reading the file back, instead of also as it is written (that digest would be discarded).
+  // REQUIRES: nothing appended yet.
+  void DigestAtClose() { digest_as_written_ = false; }
   // Flushes and closes the file. REQUIRES: called once.
   Status Close();
 
@@ -79,7 +83,8 @@ class OutputFile {
   std::thread writer_;
 
   Sha256 hash_;  // of the bytes written; by the writing thread, or the caller when it is idle
-  bool rewritten_ = false;  // WriteAt() made the streaming digest stale
+  bool digest_as_written_ = true;  // false: HashFromDisk() at Close()
+  bool rewritten_ = false;         // WriteAt() made the streaming digest stale
   std::string sha256_;
 };
 

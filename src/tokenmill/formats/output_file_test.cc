@@ -47,6 +47,25 @@ TEST_P(OutputFileModes, WriteAtRewritesAndRehashes) {
   EXPECT_EQ((*file)->sha256(), Sha256Hex(expected));
 }
 
+TEST_P(OutputFileModes, DigestAtCloseReadsTheFileBack) {
+  TempDir dir;
+  auto file = OutputFile::Create(dir.Join("f"), 32, GetParam());
+  ASSERT_TRUE(file.ok());
+  (*file)->DigestAtClose();
+  std::string expected = "HEADER";
+  ASSERT_TRUE((*file)->Append("HEADER").ok());
+  for (int i = 0; i < 300; ++i) {
+    const std::string piece(i % 70, static_cast<char>('a' + i % 26));
+    ASSERT_TRUE((*file)->Append(piece).ok());
+    expected += piece;
+  }
+  ASSERT_TRUE((*file)->WriteAt(0, "header").ok());
+  expected.replace(0, 6, "header");
+  ASSERT_TRUE((*file)->Close().ok());
+  EXPECT_EQ(testing::ReadAll(dir.Join("f")), expected);
+  EXPECT_EQ((*file)->sha256(), Sha256Hex(expected));
+}
+
 TEST_P(OutputFileModes, InOrderAcrossManyBuffers) {
   TempDir dir;
   auto file = OutputFile::Create(dir.Join("f"), 64, GetParam());
