@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "tokenmill/base/markup_escape.h"
 #include "tokenmill/base/units.h"
 #include "tokenmill/base/utf8.h"
 #include "tokenmill/job/finalize.h"
@@ -725,32 +726,7 @@ std::string FleetSection(const ReportData& d) {
 
 }  // namespace
 
-std::string HtmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string HtmlEscape(std::string_view text) { return EscapeMarkup(text); }
 
 std::string GroupDigits(uint64_t v) {
   std::string digits = std::to_string(v);

@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "tokenmill/base/markup_escape.h"
+
 namespace tokenmill {
 namespace {
 
@@ -150,31 +152,6 @@ std::string XmlDecode(std::string_view text) {
   return out;
 }
 
-std::string XmlEscape(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string XmlEscape(std::string_view text) { return EscapeMarkup(text, "&apos;"); }
 
 }  // namespace tokenmill

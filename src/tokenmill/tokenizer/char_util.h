@@ -18,6 +18,32 @@ inline constexpr std::string_view kMetaspace = "\xE2\x96\x81";
 // this where it depends on what follows (Replace(" {2,}", "▁") on one space or a run of them).
 inline constexpr std::string_view kSpaceOrMetaspace = " \xE2\x96\x81";
 
+// The byte a byte-fallback piece "<0xXX>" (two hex digits) stands for, or -1 for any other piece.
+inline int ByteFallbackValue(std::string_view piece) {
+  if (piece.size() != 6 || !piece.starts_with("<0x") || piece.back() != '>') return -1;
+  auto hex = [](char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  const int hi = hex(piece[3]);
+  const int lo = hex(piece[4]);
+  return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
+}
+
+// Appends a piece's text with each "▁" as a space (SentencePiece-style decoding).
+inline void AppendMetaspaceAsSpace(std::string_view piece, std::string* out) {
+  for (size_t i = 0; i < piece.size();) {
+    if (piece.compare(i, kMetaspace.size(), kMetaspace) == 0) {
+      out->push_back(' ');
+      i += kMetaspace.size();
+    } else {
+      out->push_back(piece[i++]);
+    }
+  }
+}
+
 // The code point at s[i] and its length in *len (valid UTF-8 assumed; a stray byte is itself).
 inline uint32_t DecodeAt(std::string_view s, size_t i, size_t* len) {
   const auto b = static_cast<unsigned char>(s[i]);

@@ -174,18 +174,11 @@ class PipelineTokenizer final : public Tokenizer {
     std::string out;
     for (uint32_t id : ids) {
       const std::string_view t = IdToToken(id);
-      if (t.size() == 6 && t.starts_with("<0x") && t.back() == '>') {
-        out.push_back(static_cast<char>(std::stoi(std::string(t.substr(3, 2)), nullptr, 16)));
+      if (const int byte = hf::ByteFallbackValue(t); byte >= 0) {
+        out.push_back(static_cast<char>(byte));
         continue;
       }
-      for (size_t i = 0; i < t.size();) {
-        if (t.compare(i, 3, "\xE2\x96\x81") == 0) {
-          out.push_back(' ');
-          i += 3;
-        } else {
-          out.push_back(t[i++]);
-        }
-      }
+      hf::AppendMetaspaceAsSpace(t, &out);
     }
     std::string valid;
     AppendValidUtf8(out, InvalidUtf8::kReplace, &valid);

@@ -70,6 +70,15 @@ TEST(HfPipelineTest, LlamaLayoutPerSegmentNormalization) {
   EXPECT_NE(Enc(**plain, "hi</s>"), (Ids{7, 2}));  // </s> is text
 }
 
+TEST(HfPipelineTest, DecodesTokensThatOnlyLookLikeBytePieces) {
+  json j = LlamaLike();
+  j["model"]["vocab"]["<0xZZ>"] = 9;  // not two hex digits: text, not a byte
+  j["model"]["vocab"]["<0x4a>"] = 10;
+  auto t = Load(j);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ((*t)->Decode(Ids{9, 10, 8}), "<0xZZ>J!");
+}
+
 TEST(HfPipelineTest, AddedTokensNormalizedAndStripped) {
   json j = LlamaLike();
   j["added_tokens"].push_back(

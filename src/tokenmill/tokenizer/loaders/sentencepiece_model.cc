@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "tokenmill/base/utf8.h"
+#include "tokenmill/tokenizer/char_util.h"
 #include "tokenmill/tokenizer/models/hf_bpe.h"
 #include "tokenmill/tokenizer/models/unigram.h"
 #include "tokenmill/tokenizer/normalizers/spm_normalizer.h"
@@ -218,19 +219,14 @@ class SentencePieceTokenizer final : public Tokenizer {
     std::string out;
     for (uint32_t id : ids) {
       const std::string_view t = IdToToken(id);
-      if (id < types_.size() && types_[id] == PieceType::kByte && t.size() == 6) {
-        out.push_back(static_cast<char>(std::stoi(std::string(t.substr(3, 2)), nullptr, 16)));
-        continue;
-      }
-      if (id < types_.size() && types_[id] == PieceType::kControl) continue;
-      for (size_t i = 0; i < t.size();) {
-        if (t.compare(i, 3, "\xE2\x96\x81") == 0) {
-          out.push_back(' ');
-          i += 3;
-        } else {
-          out.push_back(t[i++]);
+      if (id < types_.size() && types_[id] == PieceType::kByte) {
+        if (const int byte = hf::ByteFallbackValue(t); byte >= 0) {
+          out.push_back(static_cast<char>(byte));
+          continue;
         }
       }
+      if (id < types_.size() && types_[id] == PieceType::kControl) continue;
+      hf::AppendMetaspaceAsSpace(t, &out);
     }
     std::string valid;
     AppendValidUtf8(out, InvalidUtf8::kReplace, &valid);
