@@ -79,7 +79,7 @@ StatusOr<int> ThreadsForCpu(std::string_view cpu) {
   bool valid = dot == std::string_view::npos
                    ? IsDigits(number)
                    : IsDigits(number.substr(0, dot)) && IsDigits(number.substr(dot + 1));
-  if (!valid) {
+  if (!valid || number.size() > 12) {
     return Status::InvalidArgument("--cpu '" + s +
                                    "' is not a Kubernetes CPU quantity: use e.g. \"2\", \"1.5\" "
                                    "or \"500m\"");
@@ -87,6 +87,9 @@ StatusOr<int> ThreadsForCpu(std::string_view cpu) {
   double value = std::stod(std::string(number));
   if (milli) value /= 1000.0;
   if (value <= 0) return Status::InvalidArgument("--cpu must be more than 0, got '" + s + "'");
+  if (value > 4096) {  // `work --threads` takes at most 4096
+    return Status::InvalidArgument("--cpu must be at most 4096, got '" + s + "'");
+  }
   int threads = static_cast<int>(std::floor(value));
   return threads < 1 ? 1 : threads;
 }

@@ -99,6 +99,9 @@ TEST(K8sOptionsTest, ClearErrors) {
   check([](K8sOptions& o) { o.store = "/data/_job"; }, "s3:// or gs://");
   check([](K8sOptions& o) { o.image = ""; }, "--image is required");
   check([](K8sOptions& o) { o.cpu = "lots"; }, "--cpu");
+  check([](K8sOptions& o) { o.cpu = "5000"; }, "at most 4096");
+  check([](K8sOptions& o) { o.cpu = std::string(400, '9'); }, "--cpu");  // no overflow
+  check([](K8sOptions& o) { o.cpu = "99999999999m"; }, "--cpu");
   check([](K8sOptions& o) { o.memory = "8 gigs"; }, "--memory");
   check([](K8sOptions& o) { o.secret = "Bad_Secret"; }, "--secret");
   check([](K8sOptions& o) { o.name = "Tokenmill"; }, "--name");
