@@ -4,8 +4,9 @@
 // InvalidArgument naming the file; one that loads encodes sample texts (and the input's own bytes
 // as text) into ids below its vocabulary size, the same ids twice, and the same ids again when
 // handed out in pieces (EncodeInPieces with pieces of 1 and 7 bytes: every cut the pipeline
-// allows itself is tried).
+// allows itself is tried), and every id of the vocabulary decodes.
 
+#include <algorithm>
 #include <cstdlib>
 #include <span>
 #include <string>
@@ -57,5 +58,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     (void)t.Decode(ids);
   }
+  // Every id decodes, whatever its token's text (the first 4096, for speed).
+  std::vector<uint32_t> all(std::min<size_t>(t.vocab_size(), 4096));
+  for (size_t id = 0; id < all.size(); ++id) all[id] = static_cast<uint32_t>(id);
+  (void)t.Decode(all);
   return 0;
 }
