@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <system_error>
 #include <utility>
 
 namespace tokenmill {
@@ -69,6 +70,13 @@ Status OutputFile::WriteAll(const char* data, size_t n) {
 }
 
 Status OutputFile::Flush() {
+  if (write_behind_ && !writer_.joinable() && !buffer_.empty()) {
+    try {
+      writer_ = std::thread(&OutputFile::WriteBehind, this);
+    } catch (const std::system_error&) {  // no thread to be had (a process limit): write here
+      write_behind_ = false;
+    }
+  }
   if (!write_behind_) {
     if (digest_as_written_) hash_.Update(buffer_);
     TM_RETURN_IF_ERROR(WriteAll(buffer_.data(), buffer_.size()));
@@ -82,7 +90,6 @@ Status OutputFile::Flush() {
   pending_.swap(buffer_);
   buffer_.clear();
   has_pending_ = true;
-  if (!writer_.joinable()) writer_ = std::thread(&OutputFile::WriteBehind, this);
   lock.unlock();
   cv_.notify_all();
   if (buffer_.capacity() < buffer_size_) buffer_.reserve(buffer_size_);
