@@ -62,7 +62,10 @@ Status MergeShards(Storage& output, const std::string& output_path,
   const char* tmp = std::getenv("TMPDIR");
   std::string scratch = std::string(tmp && *tmp ? tmp : "/tmp") + "/tokenmill-merge-XXXXXX";
   if (mkdtemp(scratch.data()) == nullptr) return Status::IoError("cannot create " + scratch);
-  auto cleanup = [&] { std::filesystem::remove_all(scratch); };
+  auto cleanup = [&] {
+    std::error_code ec;
+    std::filesystem::remove_all(scratch, ec);  // a scratch folder left behind is not an error
+  };
   std::vector<std::string> local;
   for (const auto& prefix : prefixes) {
     if (!IsUrl(prefix)) {

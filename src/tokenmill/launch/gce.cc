@@ -2,6 +2,9 @@
 
 #include <stdlib.h>
 
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -166,7 +169,8 @@ StatusOr<GcePlan> PlanGce(const GceOptions& options) {
     std::filesystem::path abs = std::filesystem::absolute(o.bundle, ec);
     if (!ec) o.bundle = abs.lexically_normal().string();
   }
-  if (!std::filesystem::is_regular_file(o.bundle)) {
+  std::error_code bundle_ec;
+  if (!std::filesystem::is_regular_file(o.bundle, bundle_ec)) {
     std::string message = "no worker bundle at " + o.bundle +
                           ": build it with `scripts/make-bundle.sh build/tokenmill` (see "
                           "docs/cloud.md) or pass --bundle";
@@ -179,11 +183,15 @@ StatusOr<GcePlan> PlanGce(const GceOptions& options) {
 
   if (o.script_dir.empty()) {
     if (o.dry_run) {
-      o.script_dir = std::filesystem::current_path().string();
+      std::error_code cwd_ec;
+      o.script_dir = std::filesystem::current_path(cwd_ec).string();
+      if (cwd_ec) o.script_dir = ".";
     } else {
-      std::string tmpl = (std::filesystem::temp_directory_path() / "tokenmill-gce-XXXXXX").string();
+      const char* tmp = std::getenv("TMPDIR");
+      std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/tokenmill-gce-XXXXXX";
       if (::mkdtemp(tmpl.data()) == nullptr) {
-        return Status::IoError("cannot create a temporary folder for the VM scripts");
+        return Status::IoError("cannot create a temporary folder for the VM scripts (" + tmpl +
+                               "): " + std::strerror(errno) + "; set TMPDIR to a writable folder");
       }
       o.script_dir = tmpl;
     }

@@ -128,6 +128,18 @@ TEST(GcePlanTest, ClearErrors) {
       "scripts/make-bundle.sh");
 }
 
+TEST(GcePlanTest, AnUnusableTmpdirIsAClearError) {
+  TempDir dir;
+  ScopedEnv tmpdir("TMPDIR", dir.Join("no-such-folder"));
+  GceOptions o = Basic(dir);
+  o.dry_run = false;
+  o.script_dir.clear();  // the scripts go to a new folder under TMPDIR
+  auto r = PlanGce(o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("set TMPDIR to a writable folder"), std::string::npos)
+      << r.status().message();
+}
+
 TEST(GceScriptsTest, PassShellcheck) {
   if (FindExecutable("shellcheck").empty()) {
     GTEST_SKIP() << "shellcheck is not installed (apt-get install shellcheck)";
