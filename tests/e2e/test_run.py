@@ -97,6 +97,77 @@ class RunTest(tmtest.TempDirTest):
             self.assertEqual(worker_flags(out), [workers < cpus] * workers)
             self.assertEqual(output_digests(out), digests["on"])
 
+    def test_a_limit_on_threads_is_worked_around_or_named(self):
+        """A worker that cannot start all its threads (ulimit -u, a container's pids limit)
+        writes and publishes on the threads it has, or says which limit stops it."""
+        if os.geteuid() != 0 or not shutil.which("setpriv") or not shutil.which("prlimit"):
+            self.skipTest("needs root, setpriv and prlimit to run a worker as nobody under "
+                          "RLIMIT_NPROC (root is exempt from it)")
+        as_nobody = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        if subprocess.run(as_nobody + ["test", "-x", tmtest.BIN]).returncode != 0:
+            self.skipTest("user nobody cannot run %s" % tmtest.BIN)
+        os.chmod(self.tmp, 0o777)
+        with open(os.path.join(tmtest.DATA, "sample", "part-00.txt"), "rb") as f:
+            data = f.read()
+        text = self.path("big.txt")
+        with open(text, "wb") as f:
+            f.write(data * 3)  # shards past the 1 MiB write buffer
+        os.chmod(text, 0o644)
+
+        def plan(name):
+            out = self.path(name)
+            run(["plan", write_job(self.path(name + ".toml"), [text], out, task_size="1MiB")])
+            for root, dirs, files in os.walk(out):
+                for d in dirs:
+                    os.chmod(os.path.join(root, d), 0o777)
+                for f in files:
+                    os.chmod(os.path.join(root, f), 0o666)
+            os.chmod(out, 0o777)
+            return out
+
+        def nobody_threads():  # what RLIMIT_NPROC counts already for user nobody
+            count = 0
+            for status in glob.glob("/proc/[0-9]*/status"):
+                try:
+                    with open(status) as f:
+                        fields = dict(line.split(":", 1) for line in f if ":" in line)
+                except OSError:
+                    continue
+                if fields.get("Uid", "").split()[:1] == ["65534"]:
+                    count += int(fields.get("Threads", "1"))
+            return count
+
+        def work(out, nproc):
+            nproc += nobody_threads()
+            return subprocess.run(
+                as_nobody + ["prlimit", "--nproc=%d" % nproc, tmtest.BIN, "work",
+                             os.path.join(out, "_job"), "--threads", "2", "--write-behind", "on"],
+                capture_output=True, text=True, timeout=120,
+                # LeakSanitizer's exit check (sanitizer builds) needs a thread of its own.
+                env=dict(os.environ, TMPDIR=self.tmp, TOKENMILL_LOG_LEVEL="warning",
+                         ASAN_OPTIONS=(os.environ.get("ASAN_OPTIONS", "") +
+                                       ":detect_leaks=0").lstrip(":")))
+
+        free = plan("free")
+        run(["work", os.path.join(free, "_job"), "--threads", "2", "--write-behind", "on"])
+        run(["finalize", os.path.join(free, "_job")])
+
+        # One thread in all: no lease renewal is possible, and the message says why.
+        none = work(plan("none"), 1)
+        self.assertNotEqual(none.returncode, 0)
+        self.assertIn("cannot start the lease renewal thread", none.stderr)
+        self.assertIn("pids limit", none.stderr)
+
+        # Two: the renewal thread and nothing else. The tasks run on the main thread, and the
+        # shards are written and published there: the same output.
+        for nproc in (2, 3):
+            out = plan("limited-%d" % nproc)
+            proc = work(out, nproc)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            self.assertIn("task threads", proc.stderr)
+            run(["finalize", os.path.join(out, "_job")])
+            self.assertEqual(output_digests(out), output_digests(free))
+
     def test_protoc_decodes_records(self):
         if shutil.which("protoc") is None:
             self.skipTest("protoc not installed (Debian protobuf-compiler)")

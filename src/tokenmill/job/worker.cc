@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <mutex>
 #include <random>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -215,7 +216,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   };
   write_heartbeat(false);
 
-  std::thread background([&] {
+  auto renew_and_beat = [&] {
     auto last_heartbeat = std::chrono::steady_clock::now();
     while (!finished.load()) {
       Status s = ledger.RenewDue();
@@ -230,7 +231,15 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
     }
-  });
+  };
+  std::thread background;
+  try {
+    background = std::thread(renew_and_beat);
+  } catch (const std::system_error& e) {  // a process or cgroup limit on threads
+    return Status::Unavailable(std::string("cannot start the lease renewal thread: ") + e.what() +
+                               "; raise the limit on threads (ulimit -u, the container's pids "
+                               "limit) or run fewer --threads");
+  }
 
   // Waiting for other workers' tasks: poll soon (the job may be about to end), then back off to
   // a third of the lease (expired leases are found within that), at most 5 s. A folder store
@@ -375,10 +384,15 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
           std::function<void()> publish = run_one(t, attempt);
           wait_publication();
           if (publish) {
-            publication = std::thread([publish = std::move(publish)] {
+            auto publish_and_wake = [publish = std::move(publish)] {
               publish();
               WakeNappers();  // a loop waiting for this task's record looks again at once
-            });
+            };
+            try {
+              publication = std::thread(publish_and_wake);
+            } catch (const std::system_error&) {  // no thread to be had: publish here
+              publish_and_wake();
+            }
           }
           idle_since = std::chrono::steady_clock::now();
           wait_ms = 100;
@@ -410,7 +424,13 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   };
 
   std::vector<std::thread> pool;
-  for (uint32_t i = 0; i < threads; ++i) pool.emplace_back(loop);
+  try {
+    for (uint32_t i = 0; i < threads; ++i) pool.emplace_back(loop);
+  } catch (const std::system_error& e) {  // a process or cgroup limit on threads
+    LogWarning("started " + std::to_string(pool.size()) + " of " + std::to_string(threads) +
+               " task threads (" + e.what() + "); the others' tasks wait for these");
+    if (pool.empty()) loop();
+  }
   for (auto& th : pool) th.join();
 
   // Give back whatever we still hold (stop requested, or a thread left early).
