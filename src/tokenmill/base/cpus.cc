@@ -4,23 +4,15 @@
 
 #include <algorithm>
 #include <charconv>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string_view>
 #include <thread>
 #include <vector>
 
+#include "tokenmill/base/small_file.h"
+
 namespace tokenmill {
 namespace {
-
-std::optional<std::string> ReadSmallFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
 
 std::vector<std::string_view> SplitOn(std::string_view s, char sep) {
   std::vector<std::string_view> parts;

@@ -1,10 +1,9 @@
 #include "tokenmill/storage/aws_config.h"
 
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 
 #include "tokenmill/base/log.h"
+#include "tokenmill/base/small_file.h"
 
 namespace tokenmill {
 namespace {
@@ -23,15 +22,6 @@ std::optional<std::string> NonEmpty(const EnvLookup& env, const std::string& nam
   std::optional<std::string> v = env(name);
   if (v && v->empty()) return std::nullopt;
   return v;
-}
-
-// Reads a whole file; nullopt if it does not exist.
-std::optional<std::string> ReadSmallFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 std::string ExpandHome(const std::string& path, const EnvLookup& env) {
