@@ -12,15 +12,14 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "tokenmill/base/small_file.h"
 #include "tokenmill/base/utf8.h"
 #include "tokenmill/tokenizer/loaders/byte_level_bpe.h"
 #include "tokenmill/tokenizer/models/bpe.h"
@@ -30,17 +29,9 @@ namespace {
 
 using namespace tokenmill;
 
-std::optional<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 std::optional<std::string> Vocab(const std::string& rel) {
-  if (auto d = ReadFile(std::string(TOKENMILL_SOURCE_DIR) + "/data/vocab/" + rel)) return d;
-  return ReadFile(std::string(TOKENMILL_SOURCE_DIR) + "/../shared/data/vocab/" + rel);
+  if (auto d = ReadSmallFile(std::string(TOKENMILL_SOURCE_DIR) + "/data/vocab/" + rel)) return d;
+  return ReadSmallFile(std::string(TOKENMILL_SOURCE_DIR) + "/../shared/data/vocab/" + rel);
 }
 
 std::unique_ptr<Tokenizer> Tiktoken(const std::string& name, bool split_special_tokens) {
