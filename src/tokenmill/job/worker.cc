@@ -428,7 +428,8 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
     for (uint32_t i = 0; i < threads; ++i) pool.emplace_back(loop);
   } catch (const std::system_error& e) {  // a process or cgroup limit on threads
     LogWarning("started " + std::to_string(pool.size()) + " of " + std::to_string(threads) +
-               " task threads (" + e.what() + "); the others' tasks wait for these");
+               " task threads (" + e.what() + "); " +
+               (pool.empty() ? "running the tasks on the main thread" : "running on those"));
     if (pool.empty()) loop();
   }
   for (auto& th : pool) th.join();
