@@ -89,7 +89,8 @@ int RunRun(const RunArgs& args) {
   auto st = reader.Read();
   if (!st.ok()) return ReportError(st.status());
 
-  const uint32_t workers = args.workers > 0 ? args.workers : AvailableCpus();
+  const uint32_t cpus = AvailableCpus();  // reads the cgroup files: once
+  const uint32_t workers = args.workers > 0 ? args.workers : cpus;
   const bool already_done = st->complete;
   const uint64_t bytes_before = st->stats.bytes_in;
   if (!st->finished) {
@@ -104,7 +105,7 @@ int RunRun(const RunArgs& args) {
     }
     // Forked workers write their shards behind the work only when they leave a core idle (each
     // sees one thread of its own, not the others; LocalPool tells new processes the same).
-    const bool write_behind = workers < AvailableCpus();
+    const bool write_behind = workers < cpus;
     launch::LocalPoolOptions pool_options;
     pool_options.log_dir =
         IsUrl(store_location) ? "tokenmill-logs" : JoinPath(store_location, "logs");

@@ -52,6 +52,10 @@ Status OutputFile::Append(std::string_view data) {
   }
   // Large writes skip the buffer, once the writing thread has written what came before.
   TM_RETURN_IF_ERROR(Drain());
+  return HashAndWrite(data);
+}
+
+Status OutputFile::HashAndWrite(std::string_view data) {
   if (digest_as_written_) hash_.Update(data);
   return WriteAll(data.data(), data.size());
 }
@@ -78,8 +82,7 @@ Status OutputFile::Flush() {
     }
   }
   if (!write_behind_) {
-    if (digest_as_written_) hash_.Update(buffer_);
-    TM_RETURN_IF_ERROR(WriteAll(buffer_.data(), buffer_.size()));
+    TM_RETURN_IF_ERROR(HashAndWrite(buffer_));
     buffer_.clear();
     return Status::Ok();
   }
@@ -110,10 +113,8 @@ void OutputFile::WriteBehind() {
     const bool failed = !write_status_.ok();
     lock.unlock();
     Status status;
-    if (!failed) {  // after a failure the file is lost: nothing more is written
-      if (digest_as_written_) hash_.Update(pending_);
-      status = WriteAll(pending_.data(), pending_.size());
-    }
+    // After a failure the file is lost: nothing more is written.
+    if (!failed) status = HashAndWrite(pending_);
     pending_.clear();
     lock.lock();
     if (!status.ok()) write_status_ = status;
@@ -181,8 +182,7 @@ Status OutputFile::Close() {
     StopWriter();
     pending_ = std::string();
   } else {  // a file that never outgrew its buffer: no thread for one write
-    if (digest_as_written_) hash_.Update(buffer_);
-    status = WriteAll(buffer_.data(), buffer_.size());
+    status = HashAndWrite(buffer_);
   }
   buffer_ = std::string();
   const bool from_disk = rewritten_ || !digest_as_written_;

@@ -63,6 +63,8 @@ class OutputFile {
   Status Drain();
   void WriteBehind();  // the writing thread
   void StopWriter();   // lets the writing thread finish what it holds, and joins it
+  // Adds `data` to the streaming digest (unless DigestAtClose) and writes it at the file's end.
+  Status HashAndWrite(std::string_view data);
   Status WriteAll(const char* data, size_t n);
   Status HashFromDisk();
 

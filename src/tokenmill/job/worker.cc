@@ -174,8 +174,9 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   ledger_options.max_expiries = spec.job.max_expiries;
   Ledger ledger(store, paths, job.task_count, worker_id, ledger_options);
 
-  const uint32_t threads = options.threads > 0 ? options.threads : AvailableCpus();
-  const bool write_behind = options.write_behind.value_or(threads < AvailableCpus());
+  const uint32_t cpus = AvailableCpus();  // reads the cgroup files: once
+  const uint32_t threads = options.threads > 0 ? options.threads : cpus;
+  const bool write_behind = options.write_behind.value_or(threads < cpus);
   WorkerSummary summary;
   std::mutex mu;  // guards summary and heartbeat
   WorkerHeartbeat heartbeat;
