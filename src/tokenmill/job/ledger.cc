@@ -222,7 +222,7 @@ Status Ledger::Refresh() {
   for (uint64_t t = 0; t < task_count_; ++t) {
     switch (state[t]) {
       case 0:
-        if (!held_.count(t)) free_.push_back(t);
+        if (!held_.count(t) && !claiming_.count(t)) free_.push_back(t);
         break;
       case 1:
         if (!held_.count(t)) held_by_others_[t] = latest[t];
@@ -242,6 +242,42 @@ Status Ledger::Refresh() {
   return Status::Ok();
 }
 
+std::optional<uint64_t> Ledger::TakeFreeCandidate() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (free_.empty()) return std::nullopt;
+  std::uniform_int_distribution<size_t> pick(0, free_.size() - 1);
+  const size_t i = pick(rng_);
+  const uint64_t candidate = free_[i];
+  free_[i] = free_.back();
+  free_.pop_back();
+  claiming_.insert(candidate);
+  return candidate;
+}
+
+StatusOr<bool> Ledger::ClaimCandidate(uint64_t task) {
+  StatusOr<bool> won = TryCreate(task);
+  bool refresh = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    claiming_.erase(task);
+    if (won.ok() && *won) {
+      consecutive_conflicts_ = 0;
+      return true;
+    }
+    if (!won.ok()) {
+      // Undecided: believed free again (a later claim resolves it by reading back).
+      free_.push_back(task);
+      return won.status();
+    }
+    ++counters_.claim_conflicts;
+    uint32_t& known = held_by_others_[task];
+    known = std::max<uint32_t>(known, 1);
+    refresh = ++consecutive_conflicts_ >= options_.conflicts_before_refresh;
+  }
+  if (refresh) TM_RETURN_IF_ERROR(Refresh());
+  return false;
+}
+
 StatusOr<Ledger::Outcome> Ledger::Acquire(uint64_t* task, uint32_t* attempt) {
   auto claimed = [&](uint64_t t) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -251,31 +287,9 @@ StatusOr<Ledger::Outcome> Ledger::Acquire(uint64_t* task, uint32_t* attempt) {
     return Outcome::kClaimed;
   };
   for (;;) {
-    bool have = false;
-    uint64_t candidate = 0;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!free_.empty()) {
-        std::uniform_int_distribution<size_t> pick(0, free_.size() - 1);
-        const size_t i = pick(rng_);
-        candidate = free_[i];
-        free_[i] = free_.back();
-        free_.pop_back();
-        have = true;
-      }
-    }
-    if (have) {
-      TM_ASSIGN_OR_RETURN(bool won, TryCreate(candidate));
-      if (won) return claimed(candidate);
-      bool refresh = false;
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        ++counters_.claim_conflicts;
-        uint32_t& known = held_by_others_[candidate];
-        known = std::max<uint32_t>(known, 1);
-        refresh = ++consecutive_conflicts_ >= options_.conflicts_before_refresh;
-      }
-      if (refresh) TM_RETURN_IF_ERROR(Refresh());
+    if (const std::optional<uint64_t> candidate = TakeFreeCandidate()) {
+      TM_ASSIGN_OR_RETURN(bool won, ClaimCandidate(*candidate));
+      if (won) return claimed(*candidate);
       continue;
     }
 

@@ -60,6 +60,16 @@ class Ledger {
   // Tries to claim a task (a fresh one, or a released or expired lease).
   StatusOr<Outcome> Acquire(uint64_t* task, uint32_t* attempt);
 
+  // Acquire's common case in two steps, so that a worker can start on a task while its claim is
+  // in flight (a create-if-absent: a few fsyncs on a folder store, a request or more on a
+  // bucket). TakeFreeCandidate picks a task for which no lease was seen, or nullopt when none is
+  // believed free (then Acquire: it also takes over expired leases and tells when the job is
+  // over). ClaimCandidate(task), once per candidate, tries to create its first lease: true if
+  // this ledger now holds it (attempt 1), false if another worker does (a conflict, counted as
+  // Acquire counts them).
+  std::optional<uint64_t> TakeFreeCandidate();
+  StatusOr<bool> ClaimCandidate(uint64_t task);
+
   // Renews every held lease whose last renewal is older than lease_seconds / 3. Leases found
   // taken over are marked lost.
   Status RenewDue();
@@ -127,7 +137,8 @@ class Ledger {
   const LedgerOptions options_;
 
   mutable std::mutex mu_;
-  std::vector<uint64_t> free_;  // believed free (no lease)
+  std::vector<uint64_t> free_;   // believed free (no lease)
+  std::set<uint64_t> claiming_;  // taken from free_, claim not decided yet
   // Lease exists, no done / failed record seen: task -> latest attempt seen.
   std::map<uint64_t, uint32_t> held_by_others_;
   std::set<uint64_t> finished_;  // done or failed

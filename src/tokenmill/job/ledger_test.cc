@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -56,6 +57,64 @@ TEST_F(LedgerTest, ClaimsEveryTaskOnceThenAllDone) {
   uint32_t attempt;
   EXPECT_EQ(*a.Acquire(&t, &attempt), Ledger::Outcome::kAllDone);
   EXPECT_EQ(*b.Acquire(&t, &attempt), Ledger::Outcome::kAllDone);
+}
+
+// The two steps of a claim made while the task already runs: a candidate in flight is not handed
+// out again, even once a listing shows it without a lease; of two ledgers, exactly one wins it.
+TEST_F(LedgerTest, ACandidateInFlightIsGivenOnceAndWonByOneLedger) {
+  Ledger a = Make("a", 2);
+  Ledger b = Make("b", 2);
+  const std::optional<uint64_t> x = a.TakeFreeCandidate();
+  ASSERT_TRUE(x.has_value());
+  uint64_t t = 99;
+  uint32_t attempt = 0;
+  ASSERT_EQ(*a.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);
+  const uint64_t y = t;
+  EXPECT_NE(y, *x);
+  EXPECT_EQ(*a.Acquire(&t, &attempt), Ledger::Outcome::kWait);  // listed x: still in flight
+  EXPECT_FALSE(a.TakeFreeCandidate().has_value());
+
+  std::optional<uint64_t> c;
+  while ((c = b.TakeFreeCandidate()).has_value() && *c != *x) {
+    auto held_by_a = b.ClaimCandidate(*c);
+    ASSERT_TRUE(held_by_a.ok()) << held_by_a.status().ToString();
+    EXPECT_FALSE(*held_by_a);
+  }
+  ASSERT_EQ(c, x);
+  auto won_a = a.ClaimCandidate(*x);
+  auto won_b = b.ClaimCandidate(*x);
+  ASSERT_TRUE(won_a.ok() && won_b.ok());
+  EXPECT_TRUE(*won_a);
+  EXPECT_FALSE(*won_b);
+  EXPECT_GE(b.counters().claim_conflicts, 1u);
+  EXPECT_FALSE(a.Lost(*x));
+  EXPECT_TRUE(b.Lost(*x));
+  for (const uint64_t task : {*x, y}) {
+    ASSERT_TRUE(a.CheckStillHolder(task).ok());
+    ASSERT_TRUE(a.Complete(task, Done(task)).ok());
+  }
+  EXPECT_EQ(*a.Acquire(&t, &attempt), Ledger::Outcome::kAllDone);
+  EXPECT_EQ(*b.Acquire(&t, &attempt), Ledger::Outcome::kAllDone);
+}
+
+// A claim that fails (the store is down) leaves its task believed free, to be claimed later.
+TEST_F(LedgerTest, AFailedClaimOfACandidateLeavesItFree) {
+  FaultInjectionStorage faulty(store_);
+  Ledger a(&faulty, StorePaths(root_ + "/job"), 1, "a", {});
+  const int f = faulty.AddFault({.op = StorageOp::kCreateIfAbsent,
+                                 .url_contains = "leases/",
+                                 .status = Status::PermissionDenied("AccessDenied (test)")});
+  const std::optional<uint64_t> candidate = a.TakeFreeCandidate();
+  ASSERT_EQ(candidate, std::optional<uint64_t>(0));
+  auto won = a.ClaimCandidate(0);
+  ASSERT_FALSE(won.ok());
+  EXPECT_TRUE(won.status().Is(StatusCode::kPermissionDenied)) << won.status().ToString();
+  EXPECT_EQ(faulty.fired(f), 1u);
+  EXPECT_EQ(a.TakeFreeCandidate(), std::optional<uint64_t>(0));
+  won = a.ClaimCandidate(0);
+  ASSERT_TRUE(won.ok()) << won.status().ToString();
+  EXPECT_TRUE(*won);
+  EXPECT_EQ(a.Held(), std::vector<uint64_t>{0});
 }
 
 TEST_F(LedgerTest, LiveLeaseMeansWaitAndReleaseHandsOver) {

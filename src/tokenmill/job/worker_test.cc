@@ -1,21 +1,114 @@
-// RemoveStaleScratch: the scratch folders that killed workers of this host left behind.
+// RunWorker's claims made while the task runs, and RemoveStaleScratch: the scratch folders that
+// killed workers of this host left behind.
 #include "tokenmill/job/worker.h"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
+#include "tokenmill/job/finalize.h"
+#include "tokenmill/job/job_spec.h"
+#include "tokenmill/job/planner.h"
+#include "tokenmill/job/protocol.h"
+#include "tokenmill/storage/fault_injection_storage.h"
 #include "tokenmill/testing/temp_dir.h"
 
 namespace tokenmill {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A job of a few small files, one task each.
+std::string PlanSmallJob(const std::string& dir, int files) {
+  for (int f = 0; f < files; ++f) {
+    std::ofstream out(dir + "/in-" + std::to_string(f) + ".txt");
+    for (int line = 0; line < 300; ++line) {
+      out << "file " << f << " line " << line << " has some words in it.\n";
+      if (line % 20 == 19) out << "\n";
+    }
+  }
+  const std::string toml = "[input]\npaths = [\"" + dir +
+                           "/in-*.txt\"]\nformat = \"text\"\n"
+                           "[tokenizer]\npath = \"" TOKENMILL_SOURCE_DIR
+                           "/data/vocab/bert-base-uncased/vocab.txt\"\n"
+                           "lowercase = true\n[examples]\nkind = \"electra\"\n"
+                           "[output]\npath = \"" +
+                           dir + "/out\"\nformat = \"tfrecord\"\n";
+  auto spec = ParseJobSpec(toml, "job.toml");
+  EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+  auto plan = PlanJob(*spec, {});
+  EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+  return plan.ok() ? plan->store : "";
+}
+
+// The first claim is lost to another worker while the task already runs: that run is dropped
+// unpublished, and the task is done once, by the worker's takeover when the other releases it.
+TEST(WorkerClaimTest, ATaskStartsWhileItsClaimIsMadeAndIsDroppedWhenTheClaimIsLost) {
+  testing::TempDir tmp("tm_worker_claim");
+  const std::string dir = tmp.path();
+  constexpr int kFiles = 4;
+  const std::string store = PlanSmallJob(dir, kFiles);
+  ASSERT_FALSE(store.empty());
+  auto base = StorageFor(store);
+  ASSERT_TRUE(base.ok());
+  FaultInjectionStorage faulty(*base);
+  const std::string scratch = dir + "/scratch";
+  std::atomic<bool> ran_during_claim{false};
+  std::string stolen;  // the lease key of the lost claim
+  faulty.AddFault({.op = StorageOp::kCreateIfAbsent,
+                   .url_contains = "/leases/",
+                   .status = Status::AlreadyExists("created by another worker (test)"),
+                   .on_fire = [&](StorageOp, std::string_view url) {
+                     // The task's folder appears while the claim is still undecided.
+                     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+                     while (!ran_during_claim && std::chrono::steady_clock::now() < until) {
+                       std::error_code ec;
+                       for (std::filesystem::directory_iterator it(scratch, ec), end;
+                            !ec && it != end; it.increment(ec)) {
+                         if (it->path().filename().string().starts_with("task-"))
+                           ran_during_claim = true;
+                       }
+                       std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                     }
+                     // The other worker gives the task back (as at SIGTERM), so that it can be
+                     // taken over.
+                     LeaseRecord other;
+                     other.task = static_cast<uint64_t>(StorePaths::TaskFromLocation(url));
+                     other.holder = "other";
+                     other.attempt = 1;
+                     other.state = LeaseState::kReleased;
+                     stolen = std::string(url);
+                     ASSERT_TRUE((*base)->CreateIfAbsent(url, ToJson(other)).ok());
+                   }});
+  WorkerOptions options;
+  options.store = store;
+  options.threads = 1;
+  options.scratch_dir = scratch;
+  options.wrap_store = [&](Storage*) -> Storage* { return &faulty; };
+  auto worker = RunWorker(options);
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  EXPECT_TRUE(ran_during_claim);
+  EXPECT_EQ(worker->tasks_done, uint64_t{kFiles});
+  EXPECT_EQ(worker->ledger.claim_conflicts, 1u);
+  ASSERT_FALSE(stolen.empty());
+  const auto task = static_cast<uint64_t>(StorePaths::TaskFromLocation(stolen));
+  auto done = (*base)->Read(StorePaths(store).Done(task));
+  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  auto record = DoneRecordFromJson(*done);
+  ASSERT_TRUE(record.ok());
+  EXPECT_EQ(record->attempt, 2u);
+  EXPECT_NE(record->holder, "other");
+  auto finalized = FinalizeJob(store, {.verify = true});
+  ASSERT_TRUE(finalized.ok()) << finalized.status().ToString();
+  EXPECT_EQ(finalized->shards, uint64_t{kFiles});
+}
 
 // A pid that no longer runs: a child that has exited and been waited for.
 pid_t DeadPid() {
