@@ -237,7 +237,6 @@ Status Ledger::Refresh() {
         break;
     }
   }
-  refreshed_once_ = true;
   consecutive_conflicts_ = 0;
   return Status::Ok();
 }

@@ -144,7 +144,6 @@ class Ledger {
   std::set<uint64_t> finished_;  // done or failed
   uint64_t done_count_ = 0;
   uint64_t failed_count_ = 0;
-  bool refreshed_once_ = false;
   uint32_t consecutive_conflicts_ = 0;
   std::map<uint64_t, HeldLease> held_;
   std::mt19937_64 rng_;
