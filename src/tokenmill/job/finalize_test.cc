@@ -13,6 +13,7 @@
 #include "tokenmill/job/planner.h"
 #include "tokenmill/job/worker.h"
 #include "tokenmill/storage/storage.h"
+#include "tokenmill/testing/small_job.h"
 #include "tokenmill/testing/temp_dir.h"
 
 namespace tokenmill {
@@ -25,20 +26,7 @@ class FinalizeTest : public ::testing::Test {
   static constexpr int kFiles = 6;  // one task each
 
   void SetUp() override {
-    for (int f = 0; f < kFiles; ++f) {
-      std::ofstream out(dir_ + "/in-" + std::to_string(f) + ".txt");
-      for (int line = 0; line < 200; ++line) {
-        out << "file " << f << " line " << line << " has some words in it.\n";
-        if (line % 20 == 19) out << "\n";
-      }
-    }
-    const std::string toml = "[input]\npaths = [\"" + dir_ +
-                             "/in-*.txt\"]\nformat = \"text\"\n"
-                             "[tokenizer]\npath = \"" TOKENMILL_SOURCE_DIR
-                             "/data/vocab/bert-base-uncased/vocab.txt\"\n"
-                             "lowercase = true\n[examples]\nkind = \"electra\"\n"
-                             "[output]\npath = \"" +
-                             dir_ + "/out\"\nformat = \"tfrecord\"\n";
+    const std::string toml = testing::SmallElectraJob(dir_, kFiles, 200);
     auto spec = ParseJobSpec(toml, "job.toml");
     ASSERT_TRUE(spec.ok()) << spec.status().ToString();
     spec_ = *spec;

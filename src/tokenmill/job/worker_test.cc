@@ -18,6 +18,7 @@
 #include "tokenmill/job/planner.h"
 #include "tokenmill/job/protocol.h"
 #include "tokenmill/storage/fault_injection_storage.h"
+#include "tokenmill/testing/small_job.h"
 #include "tokenmill/testing/temp_dir.h"
 
 namespace tokenmill {
@@ -27,20 +28,7 @@ namespace fs = std::filesystem;
 
 // A job of a few small files, one task each.
 std::string PlanSmallJob(const std::string& dir, int files) {
-  for (int f = 0; f < files; ++f) {
-    std::ofstream out(dir + "/in-" + std::to_string(f) + ".txt");
-    for (int line = 0; line < 300; ++line) {
-      out << "file " << f << " line " << line << " has some words in it.\n";
-      if (line % 20 == 19) out << "\n";
-    }
-  }
-  const std::string toml = "[input]\npaths = [\"" + dir +
-                           "/in-*.txt\"]\nformat = \"text\"\n"
-                           "[tokenizer]\npath = \"" TOKENMILL_SOURCE_DIR
-                           "/data/vocab/bert-base-uncased/vocab.txt\"\n"
-                           "lowercase = true\n[examples]\nkind = \"electra\"\n"
-                           "[output]\npath = \"" +
-                           dir + "/out\"\nformat = \"tfrecord\"\n";
+  const std::string toml = testing::SmallElectraJob(dir, files, 300);
   auto spec = ParseJobSpec(toml, "job.toml");
   EXPECT_TRUE(spec.ok()) << spec.status().ToString();
   auto plan = PlanJob(*spec, {});
