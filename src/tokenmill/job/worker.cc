@@ -416,6 +416,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
     auto idle_since = std::chrono::steady_clock::now();
     int consecutive_errors = 0;
     int64_t wait_ms = 100;
+    bool claim_ahead = true;  // see below
     // Returns false when the worker must stop (too many errors in a row).
     auto claim_failed = [&](const Status& status) {
       LogWarning("claiming a task: " + status.ToString());
@@ -450,14 +451,19 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
         break;
       }
       // A task believed free starts while its claim is made; Acquire does the rest (taking over
-      // expired leases, waiting, telling when the job is over).
-      if (const std::optional<uint64_t> candidate = ledger.TakeFreeCandidate()) {
+      // expired leases, waiting, telling when the job is over). After a claim lost to another
+      // worker the view is stale (a worker that joins a job under way believes every task free):
+      // the next claims are made first, by Acquire, until one is won.
+      std::optional<uint64_t> candidate;
+      if (claim_ahead) candidate = ledger.TakeFreeCandidate();
+      if (candidate) {
         ClaimInFlight claim(ledger, *candidate);
         std::function<void()> publish = run_one(*candidate, 1, &claim);
         const StatusOr<bool>& won = claim.Wait();
         if (!won.ok() || !*won) {
           if (options.max_tasks > 0) claimed.fetch_sub(1);
           if (!won.ok() && !claim_failed(won.status())) break;
+          if (won.ok()) claim_ahead = false;
           continue;
         }
         consecutive_errors = 0;
@@ -477,6 +483,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
       consecutive_errors = 0;
       switch (*outcome) {
         case Ledger::Outcome::kClaimed:
+          claim_ahead = true;
           publish_next(run_one(t, attempt));
           break;
         case Ledger::Outcome::kAllDone:

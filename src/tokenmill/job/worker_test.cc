@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "tokenmill/job/finalize.h"
 #include "tokenmill/job/job_spec.h"
@@ -37,7 +38,9 @@ std::string PlanSmallJob(const std::string& dir, int files) {
 }
 
 // The first claim is lost to another worker while the task already runs: that run is dropped
-// unpublished, and the task is done once, by the worker's takeover when the other releases it.
+// unpublished, and the next claim is made before its task starts (the worker's view was stale).
+// Each task is done once; the two lost ones by the worker's takeovers once the other releases
+// them.
 TEST(WorkerClaimTest, ATaskStartsWhileItsClaimIsMadeAndIsDroppedWhenTheClaimIsLost) {
   testing::TempDir tmp("tm_worker_claim");
   const std::string dir = tmp.path();
@@ -48,22 +51,33 @@ TEST(WorkerClaimTest, ATaskStartsWhileItsClaimIsMadeAndIsDroppedWhenTheClaimIsLo
   ASSERT_TRUE(base.ok());
   FaultInjectionStorage faulty(*base);
   const std::string scratch = dir + "/scratch";
-  std::atomic<bool> ran_during_claim{false};
-  std::string stolen;  // the lease key of the lost claim
+  auto task_running = [&] {
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(scratch, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      if (it->path().filename().string().starts_with("task-")) return true;
+    }
+    return false;
+  };
+  std::atomic<bool> ran_during_first_claim{false};
+  std::atomic<bool> ran_during_second_claim{false};
+  std::vector<std::string> stolen;  // the lease keys of the lost claims
   faulty.AddFault({.op = StorageOp::kCreateIfAbsent,
                    .url_contains = "/leases/",
+                   .times = 2,
                    .status = Status::AlreadyExists("created by another worker (test)"),
                    .on_fire = [&](StorageOp, std::string_view url) {
-                     // The task's folder appears while the claim is still undecided.
-                     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-                     while (!ran_during_claim && std::chrono::steady_clock::now() < until) {
-                       std::error_code ec;
-                       for (std::filesystem::directory_iterator it(scratch, ec), end;
-                            !ec && it != end; it.increment(ec)) {
-                         if (it->path().filename().string().starts_with("task-"))
-                           ran_during_claim = true;
+                     if (stolen.empty()) {
+                       // The task's folder appears while the claim is still undecided.
+                       const auto until =
+                           std::chrono::steady_clock::now() + std::chrono::seconds(20);
+                       while (!ran_during_first_claim && std::chrono::steady_clock::now() < until) {
+                         ran_during_first_claim = task_running();
+                         std::this_thread::sleep_for(std::chrono::milliseconds(1));
                        }
-                       std::this_thread::sleep_for(std::chrono::milliseconds(1));
+                     } else {
+                       std::this_thread::sleep_for(std::chrono::milliseconds(50));
+                       ran_during_second_claim = task_running();
                      }
                      // The other worker gives the task back (as at SIGTERM), so that it can be
                      // taken over.
@@ -72,7 +86,7 @@ TEST(WorkerClaimTest, ATaskStartsWhileItsClaimIsMadeAndIsDroppedWhenTheClaimIsLo
                      other.holder = "other";
                      other.attempt = 1;
                      other.state = LeaseState::kReleased;
-                     stolen = std::string(url);
+                     stolen.emplace_back(url);
                      ASSERT_TRUE((*base)->CreateIfAbsent(url, ToJson(other)).ok());
                    }});
   WorkerOptions options;
@@ -82,17 +96,20 @@ TEST(WorkerClaimTest, ATaskStartsWhileItsClaimIsMadeAndIsDroppedWhenTheClaimIsLo
   options.wrap_store = [&](Storage*) -> Storage* { return &faulty; };
   auto worker = RunWorker(options);
   ASSERT_TRUE(worker.ok()) << worker.status().ToString();
-  EXPECT_TRUE(ran_during_claim);
+  EXPECT_TRUE(ran_during_first_claim);
+  EXPECT_FALSE(ran_during_second_claim);
   EXPECT_EQ(worker->tasks_done, uint64_t{kFiles});
-  EXPECT_EQ(worker->ledger.claim_conflicts, 1u);
-  ASSERT_FALSE(stolen.empty());
-  const auto task = static_cast<uint64_t>(StorePaths::TaskFromLocation(stolen));
-  auto done = (*base)->Read(StorePaths(store).Done(task));
-  ASSERT_TRUE(done.ok()) << done.status().ToString();
-  auto record = DoneRecordFromJson(*done);
-  ASSERT_TRUE(record.ok());
-  EXPECT_EQ(record->attempt, 2u);
-  EXPECT_NE(record->holder, "other");
+  EXPECT_EQ(worker->ledger.claim_conflicts, 2u);
+  ASSERT_EQ(stolen.size(), 2u);
+  for (const std::string& key : stolen) {
+    const auto task = static_cast<uint64_t>(StorePaths::TaskFromLocation(key));
+    auto done = (*base)->Read(StorePaths(store).Done(task));
+    ASSERT_TRUE(done.ok()) << done.status().ToString();
+    auto record = DoneRecordFromJson(*done);
+    ASSERT_TRUE(record.ok());
+    EXPECT_EQ(record->attempt, 2u) << key;
+    EXPECT_NE(record->holder, "other");
+  }
   auto finalized = FinalizeJob(store, {.verify = true});
   ASSERT_TRUE(finalized.ok()) << finalized.status().ToString();
   EXPECT_EQ(finalized->shards, uint64_t{kFiles});
