@@ -90,6 +90,12 @@ std::optional<std::string> FindCgroupPath(std::string_view proc_cgroup, bool v2)
   return std::nullopt;
 }
 
+// The tighter of two CPU limits, 0 meaning none.
+uint32_t Tighter(uint32_t a, uint32_t b) {
+  if (a == 0) return b;
+  return b == 0 ? a : std::min(a, b);
+}
+
 // ceil(quota / period) of one cgroup folder, or 0 without a limit there.
 uint32_t FolderLimit(const std::string& dir, bool v2) {
   int64_t quota = -1, period = 0;
@@ -129,8 +135,7 @@ uint32_t HierarchyLimit(const std::string& root, std::string_view mountinfo,
   std::string dir = top + (rel == "/" ? "" : rel);
   uint32_t limit = 0;
   for (;;) {
-    const uint32_t here = FolderLimit(dir, v2);
-    if (here > 0) limit = limit == 0 ? here : std::min(limit, here);
+    limit = Tighter(limit, FolderLimit(dir, v2));
     if (dir.size() <= top.size()) break;
     const size_t slash = dir.rfind('/');
     if (slash == std::string::npos || slash < top.size()) break;
@@ -147,8 +152,7 @@ uint32_t CgroupCpuLimit(const std::string& root) {
   if (!mountinfo || !proc_cgroup) return 0;
   uint32_t limit = 0;
   for (const bool v2 : {true, false}) {
-    const uint32_t l = HierarchyLimit(root, *mountinfo, *proc_cgroup, v2);
-    if (l > 0) limit = limit == 0 ? l : std::min(limit, l);
+    limit = Tighter(limit, HierarchyLimit(root, *mountinfo, *proc_cgroup, v2));
   }
   return limit;
 }
@@ -161,8 +165,7 @@ uint32_t AvailableCpus() {
     if (n > 0) cpus = static_cast<uint32_t>(n);
   }
   if (cpus == 0) cpus = std::thread::hardware_concurrency();
-  const uint32_t limit = CgroupCpuLimit();
-  if (limit > 0 && (cpus == 0 || limit < cpus)) cpus = limit;
+  cpus = Tighter(cpus, CgroupCpuLimit());
   return cpus > 0 ? cpus : 1;
 }
 

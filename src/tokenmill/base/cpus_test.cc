@@ -2,12 +2,12 @@
 
 #include <gtest/gtest.h>
 #include <sched.h>
-#include <stdlib.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <string>
+#include <string_view>
+
+#include "tokenmill/testing/temp_dir.h"
 
 namespace tokenmill {
 namespace {
@@ -15,23 +15,18 @@ namespace {
 // A folder laid out like / for CgroupCpuLimit: /proc/self/{mountinfo,cgroup} and cgroup files.
 class FakeRoot {
  public:
-  FakeRoot() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "tokenmill-cpus-XXXXXX").string();
-    path_ = mkdtemp(tmpl.data());
+  // `rel` starts with '/', as the path it stands for.
+  void Write(std::string_view rel, std::string_view text) const { dir_.Write(rel.substr(1), text); }
+  // A cgroup v1 folder's CFS quota and period.
+  void WriteV1Quota(const std::string& dir, std::string_view quota,
+                    std::string_view period = "100000\n") const {
+    Write(dir + "/cpu.cfs_quota_us", quota);
+    Write(dir + "/cpu.cfs_period_us", period);
   }
-  ~FakeRoot() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  void Write(const std::string& rel, const std::string& text) const {
-    const std::filesystem::path p = path_ + rel;
-    std::filesystem::create_directories(p.parent_path());
-    std::ofstream(p) << text;
-  }
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return dir_.path(); }
 
  private:
-  std::string path_;
+  testing::TempDir dir_{"tokenmill-cpus"};
 };
 
 constexpr const char* kV2Mount =
@@ -72,10 +67,8 @@ TEST(CgroupCpuLimit, V1CfsQuotaOnTheCpuHierarchy) {
              "35 24 0:30 / /sys/fs/cgroup/cpu,cpuacct rw,nosuid - cgroup cgroup rw,cpu,cpuacct\n"
              "36 24 0:31 / /sys/fs/cgroup/memory rw,nosuid - cgroup cgroup rw,memory\n");
   root.Write("/proc/self/cgroup", "4:memory:/docker/abc\n2:cpu,cpuacct:/docker/abc\n0::/\n");
-  root.Write("/sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_quota_us", "-1\n");
-  root.Write("/sys/fs/cgroup/cpu,cpuacct/docker/abc/cpu.cfs_period_us", "100000\n");
-  root.Write("/sys/fs/cgroup/cpu,cpuacct/docker/cpu.cfs_quota_us", "250000\n");
-  root.Write("/sys/fs/cgroup/cpu,cpuacct/docker/cpu.cfs_period_us", "100000\n");
+  root.WriteV1Quota("/sys/fs/cgroup/cpu,cpuacct/docker/abc", "-1\n");
+  root.WriteV1Quota("/sys/fs/cgroup/cpu,cpuacct/docker", "250000\n");
   EXPECT_EQ(CgroupCpuLimit(root.path()), 3u);
 }
 
@@ -86,8 +79,7 @@ TEST(CgroupCpuLimit, AContainersOwnCgroupMountedAsTheRoot) {
   root.Write("/proc/self/mountinfo",
              "40 30 0:30 /docker/abc /sys/fs/cgroup/cpu ro,nosuid - cgroup cgroup rw,cpu\n");
   root.Write("/proc/self/cgroup", "3:cpu:/docker/abc\n");
-  root.Write("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "400000\n");
-  root.Write("/sys/fs/cgroup/cpu/cpu.cfs_period_us", "100000\n");
+  root.WriteV1Quota("/sys/fs/cgroup/cpu", "400000\n");
   EXPECT_EQ(CgroupCpuLimit(root.path()), 4u);
   // A path outside the mounted folder (another namespace): the mount's own limit still holds.
   root.Write("/proc/self/cgroup", "3:cpu:/../other\n");
