@@ -15,6 +15,7 @@
 // Thread-safety: not thread-safe; use one instance per thread.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -66,31 +67,34 @@ class PyRandom {
 
   template <typename T>
   void Shuffle(std::vector<T>* v) {
-    // RandBelow(i + 1) with both of the next words in the block: the first draw or the second
-    // is taken without a branch (a draw is rejected up to one time in two, at random), and only
-    // two rejections in a row take the loop. The position in the block stays in a register.
+    // A loop over the words drawn rather than over i. While n = i + 1 keeps its bit width k,
+    // word w gives j = w >> (32 - k), taken when j < n, that is when w < n << (32 - k) (`limit`,
+    // lowered as n is); a word turned down leaves i where it is and swaps v[i] with itself. No
+    // branch depends on the words, and no word's load waits for the comparison before it.
     T* data = v->data();
+    size_t i = v->size();
+    if (i < 2) return;
+    --i;
+    using std::swap;
+    for (; i >= UINT32_MAX; --i) swap(data[i], data[RandBelow(i + 1)]);  // draws of two words
     int m = mti_;
-    for (size_t i = v->size(); i-- > 1;) {
-      const uint64_t n = i + 1;
-      uint64_t j = 0;
-      bool drawn = false;
-      if (n <= UINT32_MAX && m + 2 <= kN) {
-        const int shift = 32 - std::bit_width(n);
-        const uint64_t r0 = out_[m] >> shift;
-        const uint64_t r1 = out_[m + 1] >> shift;
-        const bool first = r0 < n;
-        m += first ? 1 : 2;
-        j = first ? r0 : r1;
-        drawn = first || r1 < n;
+    while (i >= 1) {
+      const int width = std::bit_width(i + 1);
+      const int shift = 32 - width;
+      const size_t last = std::max<size_t>(1, (size_t{1} << (width - 1)) - 1);  // of this width
+      uint64_t limit = static_cast<uint64_t>(i + 1) << shift;
+      while (i >= last) {
+        if (m >= kN) {
+          Twist();
+          m = 0;
+        }
+        const uint64_t word = out_[m++];
+        const bool taken = word < limit;
+        const size_t j = taken ? static_cast<size_t>(word >> shift) : i;
+        swap(data[i], data[j]);
+        i -= taken ? 1 : 0;
+        limit -= static_cast<uint64_t>(taken) << shift;
       }
-      if (!drawn) {  // the end of the block, or two rejections: the loop goes on from here
-        mti_ = m;
-        j = RandBelow(n);
-        m = mti_;
-      }
-      using std::swap;
-      swap(data[i], data[j]);
     }
     mti_ = m;
   }
