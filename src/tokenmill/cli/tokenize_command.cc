@@ -127,36 +127,36 @@ char* WriteDecimal(char* p, uint32_t v) {
   return end;
 }
 
-// The text ",<decimal>" of every id below the vocabulary's size (at most 2^21), 8 bytes each
-// (little-endian, the comma first) with its length: printing an id is one 8-byte copy.
+// The text ",<decimal>" of every id below the vocabulary's size (at most 10^6: up to 7 bytes),
+// in 8 bytes (little-endian, the comma first) whose last byte is its length: printing an id is one
+// load and one 8-byte copy (the length byte lands past the text, where the next id goes).
 class IdTexts {
  public:
   explicit IdTexts(uint32_t vocab_size) {
-    const uint32_t n = std::min<uint32_t>(vocab_size, uint32_t{1} << 21);  // <= 7 digits
+    const uint32_t n = std::min<uint32_t>(vocab_size, 1000000);  // <= 6 digits
     text_.resize(n);
-    length_.resize(n);
     for (uint32_t id = 0; id < n; ++id) {
       char buf[16] = {','};
       const char* end = WriteDecimal(buf + 1, id);
-      std::memcpy(&text_[id], buf, 8);
-      length_[id] = static_cast<uint8_t>(end - buf);
+      uint64_t text = 0;
+      std::memcpy(&text, buf, 7);
+      text_[id] = text | static_cast<uint64_t>(end - buf) << 56;
     }
   }
   // Writes the ids at p, each after a comma but the first when `first`, with 11 bytes of room
-  // an id and 8 more; returns the end. (The tables' pointers in locals: the compiler would
-  // otherwise load them again after every store through p, which may alias them.)
+  // an id and 8 more; returns the end. (The table's pointer in a local: the compiler would
+  // otherwise load it again after every store through p, which may alias it.)
   char* Write(char* p, std::span<const uint32_t> ids, bool first) const {
     const uint64_t* const text = text_.data();
-    const uint8_t* const length = length_.data();
     const size_t known = text_.size();
     if (first && !ids.empty()) {
       const uint32_t id = ids[0];
       if (id >= known) {
         p = WriteDecimal(p, id);
       } else {
-        const uint64_t t = text[id] >> 8;
+        const uint64_t t = text[id] >> 8;  // without the comma
         std::memcpy(p, &t, 8);
-        p += length[id] - 1;
+        p += (t >> 48) - 1;
       }
       ids = ids.subspan(1);
     }
@@ -165,8 +165,9 @@ class IdTexts {
         *p++ = ',';
         p = WriteDecimal(p, id);
       } else {
-        std::memcpy(p, text + id, 8);
-        p += length[id];
+        const uint64_t t = text[id];
+        std::memcpy(p, &t, 8);
+        p += t >> 56;
       }
     }
     return p;
@@ -174,7 +175,6 @@ class IdTexts {
 
  private:
   std::vector<uint64_t> text_;
-  std::vector<uint8_t> length_;
 };
 
 // Writes ids into a JSON array line (`*first`: none written yet), 4096 at a time into the
@@ -242,7 +242,7 @@ int RunTokenize(const TokenizeArgs& args) {
       return;
     }
     ids.clear();
-    tok.Encode(text, &ids);
+    tok.EncodeValidUtf8(text, &ids);  // `text` was checked above
     if (args.tokens) {
       nlohmann::json arr = nlohmann::json::array();
       for (uint32_t id : ids) arr.push_back(std::string(tok.IdToToken(id)));

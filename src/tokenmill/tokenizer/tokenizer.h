@@ -68,6 +68,13 @@ class Tokenizer {
   // UTF-8 (readers repair it); invalid bytes never crash and are dropped or replaced.
   virtual void Encode(std::string_view text, std::vector<uint32_t>* ids) const = 0;
 
+  // Encode for text the caller has already found to be valid UTF-8 (`tokenize` checks its input
+  // a block at a time): the same ids, without checking each text again. REQUIRES: `text` is valid
+  // UTF-8.
+  virtual void EncodeValidUtf8(std::string_view text, std::vector<uint32_t>* ids) const {
+    Encode(text, ids);
+  }
+
   // The ids of `text`, exactly Encode's, handed to `sink` in order and, where the tokenizer can
   // cut the text without changing any id, in several calls of about `piece_bytes` of text each,
   // so that a huge document never has all its ids (or its normalized copies) in memory. The

@@ -208,7 +208,11 @@ class BpeTokenizer final : public Tokenizer {
 
   void Encode(std::string_view text, std::vector<uint32_t>* ids) const override {
     std::string repaired;
-    text = ValidUtf8View(text, InvalidUtf8::kReplace, &repaired);
+    EncodeValidUtf8(ValidUtf8View(text, InvalidUtf8::kReplace, &repaired), ids);
+  }
+
+  void EncodeValidUtf8(std::string_view text, std::vector<uint32_t>* ids) const override {
+    assert(FindInvalidUtf8(text) == std::string_view::npos);
     ForEachSegment(
         text, [&](std::string_view segment) { EncodeSegment(segment, ids); },
         [&](uint32_t id) { ids->push_back(id); });

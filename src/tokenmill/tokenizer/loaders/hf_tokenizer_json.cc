@@ -1,6 +1,7 @@
 #include "tokenmill/tokenizer/loaders/hf_tokenizer_json.h"
 
 #include <algorithm>
+#include <cassert>
 #include <exception>
 #include <initializer_list>
 #include <string>
@@ -40,6 +41,12 @@ class PipelineTokenizer final : public Tokenizer {
   TokenizerKind kind() const override { return kind_; }
 
   void Encode(std::string_view text, std::vector<uint32_t>* ids) const override {
+    std::string repaired;
+    EncodeImpl(ValidUtf8View(text, InvalidUtf8::kReplace, &repaired), ids, nullptr, 0);
+  }
+
+  void EncodeValidUtf8(std::string_view text, std::vector<uint32_t>* ids) const override {
+    assert(FindInvalidUtf8(text) == std::string_view::npos);
     EncodeImpl(text, ids, nullptr, 0);
   }
 
@@ -57,7 +64,8 @@ class PipelineTokenizer final : public Tokenizer {
       if (!ids.empty()) sink(ids);
       ids.clear();
     };
-    EncodeImpl(text, &ids, &flush, piece_bytes);
+    std::string repaired;
+    EncodeImpl(ValidUtf8View(text, InvalidUtf8::kReplace, &repaired), &ids, &flush, piece_bytes);
     flush();
   }
 
@@ -65,12 +73,10 @@ class PipelineTokenizer final : public Tokenizer {
   bool cuts() const { return cuts_; }
   bool cuts_ = false;
 
-  // Encode, and with `flush` the segments are cut into pieces of about `piece_bytes` and
-  // `flush` is called after each.
+  // Encode of valid UTF-8, and with `flush` the segments are cut into pieces of about
+  // `piece_bytes` and `flush` is called after each.
   void EncodeImpl(std::string_view text, std::vector<uint32_t>* ids,
                   const std::function<void()>* flush, size_t piece_bytes) const {
-    std::string repaired;
-    text = ValidUtf8View(text, InvalidUtf8::kReplace, &repaired);
     auto segment = [&](std::string_view seg, bool at_origin) {
       if (flush == nullptr) {
         EncodeSegment(seg, at_origin, false, ids);
