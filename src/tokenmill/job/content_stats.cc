@@ -362,7 +362,11 @@ StatusOr<ContentStats> ContentStatsFromJson(std::string_view json) {
   }
 }
 
-ContentStatsCollector::ContentStatsCollector(uint32_t vocab_size) : token_counts_(vocab_size, 0) {}
+ContentStatsCollector::ContentStatsCollector(uint32_t vocab_size) : token_counts_(vocab_size, 0) {
+#if defined(__x86_64__)
+  wide_scan_ = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+#endif
+}
 
 namespace {
 
@@ -376,89 +380,163 @@ constexpr std::array<uint8_t, 256> MakeBitCounts() {
 }
 constexpr std::array<uint8_t, 256> kBitCounts = MakeBitCounts();
 
-int CountBits16(uint32_t bits) { return kBitCounts[bits & 0xFF] + kBitCounts[(bits >> 8) & 0xFF]; }
+// The vector of kWidth bytes, and its helpers, inlined into the scan whatever it is compiled for
+// (a 32-byte vector is never passed to or returned from a call).
+// (Specializations: GCC drops the attribute of an alias template with a dependent size.)
+template <int kWidth>
+struct LanesOf;
+template <>
+struct LanesOf<16> {
+  using Type = Bytes16;
+};
+template <>
+struct LanesOf<32> {
+  using Type = uint8_t __attribute__((vector_size(32)));
+};
+template <int kWidth>
+using Lanes = typename LanesOf<kWidth>::Type;
+
+template <int kWidth>
+[[gnu::always_inline]] inline void LoadLanes(const char* p, Lanes<kWidth>* v) {
+  std::memcpy(v, p, kWidth);
+}
+
+// Bit k for lane k of a lane mask, and the sum of the lanes, 16 lanes at a time.
+template <int kWidth>
+[[gnu::always_inline]] inline uint32_t MaskBits(const Lanes<kWidth>& mask) {
+  uint32_t bits = 0;
+  for (int half = 0; half < kWidth / 16; ++half) {
+    Bytes16 part;
+    std::memcpy(&part, reinterpret_cast<const char*>(&mask) + 16 * half, 16);
+    bits |= LaneBits(part) << (16 * half);
+  }
+  return bits;
+}
+
+template <int kWidth>
+[[gnu::always_inline]] inline uint64_t SumAllLanes(const Lanes<kWidth>& v) {
+  uint64_t sum = 0;
+  for (int half = 0; half < kWidth / 16; ++half) {
+    Bytes16 part;
+    std::memcpy(&part, reinterpret_cast<const char*>(&v) + 16 * half, 16);
+    sum += SumLanes(part);
+  }
+  return sum;
+}
+
+// Bits set in a block's lane bits: the table for 16 (no POPCNT in the baseline target), the
+// instruction for 32 (compiled for AVX2 and POPCNT).
+template <int kWidth>
+[[gnu::always_inline]] inline int CountBits(uint32_t bits) {
+  if constexpr (kWidth == 16) {
+    return kBitCounts[bits & 0xFF] + kBitCounts[(bits >> 8) & 0xFF];
+  } else {
+    return std::popcount(bits);
+  }
+}
 
 }  // namespace
 
-// The characters of the text, 16 bytes at a time, in chunks of up to 255 blocks (before a byte
-// lane could overflow). First the vector pass, with no call that would spill its registers: the
-// classes of ASCII bytes and the ideographs of U+4E00..U+9FFF (lead byte E5..E9, or E4 before
+// The characters of the text, kWidth bytes at a time, in chunks of up to 255 blocks (before a
+// byte lane could overflow). First the vector pass, with no call that would spill its registers:
+// the classes of ASCII bytes and the ideographs of U+4E00..U+9FFF (lead byte E5..E9, or E4 before
 // B8..BF) are counted in byte lanes, and each block leaves three lane masks: the first bytes of
 // characters, newlines, and the first bytes of any other character. Then the scalar pass over
 // the masks: the other characters are decoded and classified one by one (in the block of their
 // first byte), and lines are measured in characters.
-void ContentStatsCollector::AddDocument(std::string_view text, uint64_t tokens) {
-  document_tokens_.Add(tokens);
+template <int kWidth>
+[[gnu::always_inline]] inline void ContentStatsCollector::ScanText(std::string_view text) {
+  using V = Lanes<kWidth>;
+  constexpr uint32_t kAllLanes = kWidth == 32 ? 0xFFFFFFFFu : (1u << kWidth) - 1;
   const char* data = text.data();
   const size_t n = text.size();
   constexpr size_t kChunkBlocks = 255;
-  std::array<uint16_t, kChunkBlocks> lead_bits, newline_bits, rare_bits;
+  std::array<uint32_t, kChunkBlocks> lead_bits, newline_bits, rare_bits;
   uint64_t line = 0;
-  char tail[17];
-  for (size_t chunk = 0; chunk < n; chunk += 16 * kChunkBlocks) {
-    const size_t blocks = std::min(kChunkBlocks, (n - chunk + 15) / 16);
-    Bytes16 ascii{}, latin{}, digit{}, space{}, control{}, han{};
+  char tail[kWidth + 1];
+  for (size_t chunk = 0; chunk < n; chunk += kWidth * kChunkBlocks) {
+    const size_t blocks = std::min(kChunkBlocks, (n - chunk + kWidth - 1) / kWidth);
+    V ascii{}, latin{}, digit{}, space{}, control{}, han{};
     uint64_t padding = 0;  // zeros after the text in the last block
     for (size_t k = 0; k < blocks; ++k) {
-      const size_t i = chunk + 16 * k;
+      const size_t i = chunk + kWidth * k;
       const char* block = data + i;
-      uint32_t in = 0xFFFF;  // the lanes of the text
-      if (n - i < 17) {
+      uint32_t in = kAllLanes;  // the lanes of the text
+      if (n - i < kWidth + 1) {
         // The last block, padded with zeros (and one byte more for `next`): the padding counts
         // as ASCII control characters, taken back after the chunk.
         std::memset(tail, 0, sizeof(tail));
         std::memcpy(tail, data + i, n - i);
         block = tail;
-        if (n - i < 16) {
-          in = (1u << (n - i)) - 1;
-          padding = 16 - (n - i);
+        if (n - i < kWidth) {
+          in = static_cast<uint32_t>((uint64_t{1} << (n - i)) - 1);
+          padding = kWidth - (n - i);
         }
       }
-      const Bytes16 b = Load16(block);
-      const Bytes16 next = Load16(block + 1);
-      const auto is_ascii = static_cast<Bytes16>(b < 0x80);
-      const auto is_space = static_cast<Bytes16>((b == ' ') | (static_cast<Bytes16>(b - 9) < 5));
-      const auto is_han = static_cast<Bytes16>((static_cast<Bytes16>(b - 0xE5) < 5) |
-                                               ((b == 0xE4) & (next >= 0xB8)));
-      const auto is_lead = static_cast<Bytes16>((b & 0xC0) != 0x80);
-      const Bytes16 lower = b | 0x20;
+      V b, next;
+      LoadLanes<kWidth>(block, &b);
+      LoadLanes<kWidth>(block + 1, &next);
+      const auto is_ascii = static_cast<V>(b < 0x80);
+      const auto is_space = static_cast<V>((b == ' ') | (static_cast<V>(b - 9) < 5));
+      const auto is_han =
+          static_cast<V>((static_cast<V>(b - 0xE5) < 5) | ((b == 0xE4) & (next >= 0xB8)));
+      const auto is_lead = static_cast<V>((b & 0xC0) != 0x80);
+      const V lower = b | 0x20;
       ascii -= is_ascii;
-      latin -= static_cast<Bytes16>(static_cast<Bytes16>(lower - 'a') < 26);
-      digit -= static_cast<Bytes16>(static_cast<Bytes16>(b - '0') < 10);
+      latin -= static_cast<V>(static_cast<V>(lower - 'a') < 26);
+      digit -= static_cast<V>(static_cast<V>(b - '0') < 10);
       space -= is_space;
-      control -= static_cast<Bytes16>((b < 0x20) | (b == 0x7F)) & ~is_space;
+      control -= static_cast<V>((b < 0x20) | (b == 0x7F)) & ~is_space;
       han -= is_han;
-      lead_bits[k] = static_cast<uint16_t>(LaneBits(is_lead) & in);
-      newline_bits[k] = static_cast<uint16_t>(LaneBits(static_cast<Bytes16>(b == '\n')));
-      rare_bits[k] = static_cast<uint16_t>(LaneBits(is_lead & ~is_ascii & ~is_han));
+      lead_bits[k] = MaskBits<kWidth>(is_lead) & in;
+      newline_bits[k] = MaskBits<kWidth>(static_cast<V>(b == '\n'));
+      rare_bits[k] = MaskBits<kWidth>(is_lead & ~is_ascii & ~is_han);
     }
-    ascii_.ascii += SumLanes(ascii) - padding;
-    ascii_.latin += SumLanes(latin);
-    ascii_.digit += SumLanes(digit);
-    ascii_.space += SumLanes(space);
-    ascii_.control += SumLanes(control) - padding;
-    chars_[static_cast<int>(CharClass::kHan)] += SumLanes(han);
+    ascii_.ascii += SumAllLanes<kWidth>(ascii) - padding;
+    ascii_.latin += SumAllLanes<kWidth>(latin);
+    ascii_.digit += SumAllLanes<kWidth>(digit);
+    ascii_.space += SumAllLanes<kWidth>(space);
+    ascii_.control += SumAllLanes<kWidth>(control) - padding;
+    chars_[static_cast<int>(CharClass::kHan)] += SumAllLanes<kWidth>(han);
     for (size_t k = 0; k < blocks; ++k) {
       for (uint32_t rare = rare_bits[k]; rare != 0; rare &= rare - 1) {
-        size_t at = chunk + 16 * k + static_cast<size_t>(std::countr_zero(rare));
+        size_t at = chunk + kWidth * k + static_cast<size_t>(std::countr_zero(rare));
         ++chars_[static_cast<int>(ClassifyCodePoint(NextCodePoint(text, &at)))];
       }
       uint32_t rest = lead_bits[k];  // characters not counted yet
       uint32_t ends = newline_bits[k];
       if (ends != 0) {
-        ascii_.newlines += static_cast<uint64_t>(CountBits16(ends));
+        ascii_.newlines += static_cast<uint64_t>(CountBits<kWidth>(ends));
         for (; ends != 0; ends &= ends - 1) {
           const uint32_t upto = ends ^ (ends - 1);  // the lanes up to this newline
-          line += static_cast<uint64_t>(CountBits16(rest & (upto >> 1)));
+          line += static_cast<uint64_t>(CountBits<kWidth>(rest & (upto >> 1)));
           if (line > 0) line_chars_.Add(line);
           line = 0;
           rest &= ~upto;
         }
       }
-      line += static_cast<uint64_t>(CountBits16(rest));
+      line += static_cast<uint64_t>(CountBits<kWidth>(rest));
     }
   }
   if (line > 0) line_chars_.Add(line);
+}
+
+#if defined(__x86_64__)
+__attribute__((target("avx2,popcnt"))) void ContentStatsCollector::ScanTextAvx2(
+    std::string_view text) {
+  ScanText<32>(text);
+}
+#else
+void ContentStatsCollector::ScanTextAvx2(std::string_view text) { ScanText<16>(text); }
+#endif
+
+void ContentStatsCollector::AddDocument(std::string_view text, uint64_t tokens) {
+  document_tokens_.Add(tokens);
+  if (wide_scan_) {
+    ScanTextAvx2(text);
+  } else {
+    ScanText<16>(text);
+  }
 }
 
 void ContentStatsCollector::AddExample(uint64_t real_tokens) { example_tokens_.Add(real_tokens); }

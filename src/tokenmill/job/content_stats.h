@@ -144,6 +144,8 @@ class ContentStatsCollector : public TokenObserver {
   void OnTokens(std::span<const uint32_t> ids) override;
   // For tests: fold the 32-bit counts after this many ids instead of before 2^32.
   void set_fold_limit_for_testing(uint64_t limit) { fold_limit_ = limit; }
+  // For tests: scan text 16 bytes at a time even where the CPU has 32-byte vectors (AVX2).
+  void set_narrow_scan_for_testing() { wide_scan_ = false; }
 
   // The summary, with the builder's kind-specific counters.
   ContentStats Finish(const KindCounters& kind_counters);
@@ -156,6 +158,12 @@ class ContentStatsCollector : public TokenObserver {
   };
   AsciiTotals ascii_;
   void FoldTokenCounts();
+  // AddDocument's count of characters and lines, kWidth (16 or 32) bytes at a time; the 32-byte
+  // scan is compiled for AVX2 (ScanTextAvx2) and chosen where the CPU has it (wide_scan_).
+  template <int kWidth>
+  void ScanText(std::string_view text);
+  void ScanTextAvx2(std::string_view text);
+  bool wide_scan_ = false;
 
   // By id, in 32 bits (half the cache footprint of the per-token increment); folded into
   // wide_counts_ before any could overflow.
