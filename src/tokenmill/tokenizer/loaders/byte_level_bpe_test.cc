@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "tokenmill/base/utf8.h"
 #include "tokenmill/tokenizer/loaders/bpe_test_util.h"
 #include "tokenmill/tokenizer/pre_tokenizers/byte_level.h"
 
@@ -139,6 +140,27 @@ TEST_P(BpeGoldenTest, EdgeCases) {
     const size_t lines = SplitLines(*text).size();
     EXPECT_EQ(ExpectGolden(*tokenizer, *text, *golden, lines, input), lines);
   }
+}
+
+TEST_P(BpeGoldenTest, EncodeValidUtf8GivesEncodesIds) {
+  // `tokenize` checks its text a block at a time and encodes it without a second check.
+  std::string why;
+  auto tokenizer = Load(GetParam().encoding, GetParam().source, &why);
+  if (tokenizer == nullptr) GTEST_SKIP() << why;
+  size_t checked = 0;
+  for (const char* input : {"edge-cases", "edge-cases-more", "part-00.head2000"}) {
+    auto text = ReadFile(RepoPath(std::string("data/golden/") + input + ".txt"));
+    ASSERT_TRUE(text) << input;
+    for (const std::string_view line : SplitLines(*text)) {
+      if (FindInvalidUtf8(line) != std::string_view::npos) continue;
+      std::vector<uint32_t> want, got;
+      tokenizer->Encode(line, &want);
+      tokenizer->EncodeValidUtf8(line, &got);
+      ASSERT_EQ(got, want) << input << ": " << line;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 2000u);
 }
 
 TEST_P(BpeGoldenTest, Corpus2000Lines) {

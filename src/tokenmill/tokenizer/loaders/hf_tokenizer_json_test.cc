@@ -211,6 +211,18 @@ TEST(HfPipelineTest, EncodeInPiecesEqualsEncodeOnTheLlamaLayout) {
   EXPECT_GT(EncPieces(**t, "hh hh hh hh", 1).second, 1);
 }
 
+TEST(HfPipelineTest, EncodeValidUtf8GivesEncodesIds) {
+  auto t = Load(LlamaLike());
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  uint32_t seed = 11;
+  for (int round = 0; round < 300; ++round) {
+    const std::string text = RandomText(&seed, 1 + round % 97);
+    Ids got;
+    (*t)->EncodeValidUtf8(text, &got);
+    ASSERT_EQ(got, Enc(**t, text)) << text;
+  }
+}
+
 TEST(HfPipelineTest, EncodeInPiecesWithMetaspaceAndItsLeadingSpaceRule) {
   json j = LlamaLike();
   j["normalizer"] = nullptr;
