@@ -88,10 +88,16 @@ class BertBuilder : public ExampleBuilder {
   const ExampleOptions options_;
   const uint32_t cls_id_, sep_id_, mask_id_;
   const std::optional<uint32_t> unk_id_;
-  // list(tokenizer.vocab.keys()) as ids: a random replacement word is one of these.
-  std::vector<uint32_t> vocab_words_;
-  // Ids whose token starts with "##" (whole word masking).
-  std::vector<bool> continuation_;
+  // What the builder reads of the vocabulary, shared by the builders of every task over it.
+  struct Vocabulary {
+    // list(tokenizer.vocab.keys()) as ids: a random replacement word is one of these.
+    std::vector<uint32_t> words;
+    // Ids whose token starts with "##" (whole word masking).
+    std::vector<bool> continuation;
+  };
+  static std::shared_ptr<const Vocabulary> VocabularyOf(const Tokenizer& tokenizer);
+  static std::shared_ptr<const Vocabulary> MakeVocabulary(const Tokenizer& tokenizer);
+  const std::shared_ptr<const Vocabulary> vocabulary_;
   // chinese_whole_word: the Han character of each id whose token is one ("##" aside), else 0;
   // the segmenter; the word number of each held token (kNoWord if none).
   static constexpr uint32_t kNoWord = UINT32_MAX;

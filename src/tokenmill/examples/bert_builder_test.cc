@@ -20,11 +20,16 @@ namespace {
 // [PAD] [UNK] [CLS] [SEP] [MASK], w5 .. w199, ##p200 .. ##p299 (id = line), other words [UNK].
 class VocabTokenizerForTest : public Tokenizer {
  public:
-  explicit VocabTokenizerForTest(bool with_mask = true) {
+  // `pieces_named_as_words`: the tokens of ids 200 .. 299 read "p200" .. "p299" (not pieces),
+  // though the text's "##p200" .. "##p299" still encode to them.
+  explicit VocabTokenizerForTest(bool with_mask = true, bool pieces_named_as_words = false) {
     tokens_ = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", with_mask ? "[MASK]" : "[unused0]"};
     for (int i = 5; i < 200; ++i) tokens_.push_back("w" + std::to_string(i));
     for (int i = 200; i < 300; ++i) tokens_.push_back("##p" + std::to_string(i));
     for (uint32_t i = 0; i < tokens_.size(); ++i) ids_[tokens_[i]] = i;
+    if (pieces_named_as_words) {
+      for (size_t i = 200; i < 300; ++i) tokens_[i] = tokens_[i].substr(2);
+    }
     specials_.pad = 0;
     specials_.unk = 1;
     specials_.cls = 2;
@@ -213,6 +218,31 @@ TEST(BertBuilder, GoogleCompatMatchesTheScriptInstanceForInstance) {
       EXPECT_EQ(s.masked_tokens, s.masked_as_mask + s.masked_as_original + s.masked_as_random);
     }
   }
+}
+
+TEST(BertBuilder, EachVocabularyGivesItsOwnMasking) {
+  // The builders of a worker's tasks share what they read of a vocabulary, found by its tokens:
+  // a vocabulary whose "##" pieces are named as words masks them one by one under whole word
+  // masking, and the golden vocabulary, used after it, still gives the script's instances.
+  const std::string corpus = ReadFile(kTestdata + "bert_golden_input.txt");
+  const GoldenCase c = GoldenCases()[1];  // whole word masking
+  ASSERT_TRUE(c.options.do_whole_word_mask);
+  auto run = [&](const Tokenizer& tokenizer) {
+    auto builder = BertBuilder::Create(c.options, tokenizer, 0);
+    EXPECT_TRUE(builder.ok());
+    std::vector<std::string> got;
+    auto sink = [&](const Example& e) {
+      got.push_back(Describe(e));
+      return Status::Ok();
+    };
+    EXPECT_TRUE((*builder)->AddDocument(corpus, sink).ok());
+    EXPECT_TRUE((*builder)->Finish(sink).ok());
+    return got;
+  };
+  const std::vector<std::string> want = GoldenLines(c.file);
+  EXPECT_NE(run(VocabTokenizerForTest(true, /*pieces_named_as_words=*/true)), want);
+  EXPECT_EQ(run(VocabTokenizerForTest()), want);
+  EXPECT_NE(run(VocabTokenizerForTest(true, /*pieces_named_as_words=*/true)), want);
 }
 
 ExampleOptions DefaultOptions() {
