@@ -401,14 +401,20 @@ template <int kWidth>
   std::memcpy(v, p, kWidth);
 }
 
+// The 16 lanes of `v` from lane 16 * part on.
+template <int kWidth>
+[[gnu::always_inline]] inline Bytes16 Part16(const Lanes<kWidth>& v, int part) {
+  Bytes16 lanes;
+  std::memcpy(&lanes, reinterpret_cast<const char*>(&v) + 16 * part, 16);
+  return lanes;
+}
+
 // Bit k for lane k of a lane mask, and the sum of the lanes, 16 lanes at a time.
 template <int kWidth>
 [[gnu::always_inline]] inline uint32_t MaskBits(const Lanes<kWidth>& mask) {
   uint32_t bits = 0;
-  for (int half = 0; half < kWidth / 16; ++half) {
-    Bytes16 part;
-    std::memcpy(&part, reinterpret_cast<const char*>(&mask) + 16 * half, 16);
-    bits |= LaneBits(part) << (16 * half);
+  for (int part = 0; part < kWidth / 16; ++part) {
+    bits |= LaneBits(Part16<kWidth>(mask, part)) << (16 * part);
   }
   return bits;
 }
@@ -416,11 +422,7 @@ template <int kWidth>
 template <int kWidth>
 [[gnu::always_inline]] inline uint64_t SumAllLanes(const Lanes<kWidth>& v) {
   uint64_t sum = 0;
-  for (int half = 0; half < kWidth / 16; ++half) {
-    Bytes16 part;
-    std::memcpy(&part, reinterpret_cast<const char*>(&v) + 16 * half, 16);
-    sum += SumLanes(part);
-  }
+  for (int part = 0; part < kWidth / 16; ++part) sum += SumLanes(Part16<kWidth>(v, part));
   return sum;
 }
 
