@@ -151,8 +151,9 @@ std::shared_ptr<const BertBuilder::Vocabulary> BertBuilder::VocabularyOf(
   // A worker builds one builder a task, all over the same vocabulary, whose look-up of every
   // token (MakeVocabulary) cost about 3% of a BERT run. The vocabulary is found again by the
   // hash of its tokens in order, which reads each token once without a look-up.
-  uint64_t key = tokenizer.vocab_size();
-  for (uint32_t id = 0; id < tokenizer.vocab_size(); ++id) {
+  const uint32_t size = tokenizer.vocab_size();
+  uint64_t key = size;
+  for (uint32_t id = 0; id < size; ++id) {
     key = key * 0x9E3779B97F4A7C15ULL + std::hash<std::string_view>{}(tokenizer.IdToToken(id)) + 1;
   }
   static std::mutex mu;

@@ -362,11 +362,22 @@ StatusOr<ContentStats> ContentStatsFromJson(std::string_view json) {
   }
 }
 
-ContentStatsCollector::ContentStatsCollector(uint32_t vocab_size) : token_counts_(vocab_size, 0) {
+namespace {
+
+// Whether this CPU runs the 32-byte scan (AVX2 and POPCNT), asked once a process.
+bool CpuHasWideScan() {
 #if defined(__x86_64__)
-  wide_scan_ = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt");
+  return has;
+#else
+  return false;
 #endif
 }
+
+}  // namespace
+
+ContentStatsCollector::ContentStatsCollector(uint32_t vocab_size)
+    : wide_scan_(CpuHasWideScan()), token_counts_(vocab_size, 0) {}
 
 namespace {
 
@@ -449,7 +460,7 @@ template <int kWidth>
 template <int kWidth>
 [[gnu::always_inline]] inline void ContentStatsCollector::ScanText(std::string_view text) {
   using V = Lanes<kWidth>;
-  constexpr uint32_t kAllLanes = kWidth == 32 ? 0xFFFFFFFFu : (1u << kWidth) - 1;
+  constexpr auto kAllLanes = static_cast<uint32_t>((uint64_t{1} << kWidth) - 1);
   const char* data = text.data();
   const size_t n = text.size();
   constexpr size_t kChunkBlocks = 255;
