@@ -50,6 +50,12 @@ inline uint64_t Mix(uint64_t h) {
 
 inline uint64_t HashPairKey(uint64_t key) { return Mix(key * 0x9E3779B97F4A7C15ULL); }
 
+// The 16 payload bits of the character of 3 bytes at c (a lead byte 0xE0..0xEF, two
+// continuation bytes): char3_'s index.
+inline uint32_t Char3Index(const unsigned char* c) {
+  return ((c[0] & 15u) << 12) | ((c[1] & 63u) << 6) | (c[2] & 63u);
+}
+
 inline size_t Hash3(uint32_t key) { return (key * 0x9E3779B97F4A7C15ULL) >> 40; }
 
 // A per-thread cache of merged pieces: most pre-tokens of natural text repeat (" the", "ing"),
@@ -597,24 +603,50 @@ void BpeModel::BuildCharacterTables() {
     char3_[index] = packed;
   }
   // The 3-byte sequences of every token that can lie across a cut between two characters of 3
-  // bytes (see CutIsClear): continuation, continuation, lead; continuation, lead, continuation.
+  // bytes (see CutIsClear), at each cut within a token (a continuation byte, then a lead byte of
+  // 3): continuation, continuation, lead; continuation, lead, continuation. Where the token holds
+  // both characters of 3 bytes whole, the pair of characters; else the sequences again, apart.
   cut_trigrams_.assign(2 * 65536 / 64, 0);
+  partial_cut_trigrams_.assign(2 * 65536 / 64, 0);
+  auto is_continuation = [](unsigned char b) { return (b & 0xC0) == 0x80; };
+  auto is_lead3 = [](unsigned char b) { return (b & 0xF0) == 0xE0; };
+  auto set_bit = [](std::vector<uint64_t>& bits, uint32_t bit) {
+    bits[bit >> 6] |= uint64_t{1} << (bit & 63);
+  };
+  std::vector<uint32_t> pairs;  // left character << 16 | right character
   for (uint32_t id = 0; id < n_ids; ++id) {
     const std::string_view token = Bytes(id);
-    for (size_t k = 0; k + 3 <= token.size(); ++k) {
-      const auto x = static_cast<unsigned char>(token[k]);
-      const auto y = static_cast<unsigned char>(token[k + 1]);
-      const auto z = static_cast<unsigned char>(token[k + 2]);
-      unsigned bit;
-      if ((x & 0xC0) == 0x80 && (y & 0xC0) == 0x80 && (z & 0xF0) == 0xE0) {
-        bit = ((x & 63u) << 10) | ((y & 63u) << 4) | (z & 15u);
-      } else if ((x & 0xC0) == 0x80 && (y & 0xF0) == 0xE0 && (z & 0xC0) == 0x80) {
-        bit = 65536 + (((x & 63u) << 10) | ((z & 63u) << 4) | (y & 15u));
-      } else {
-        continue;
+    const auto* t = reinterpret_cast<const unsigned char*>(token.data());
+    const size_t size = token.size();
+    for (size_t i = 0; i + 1 < size; ++i) {  // the cut before t[i + 1]
+      if (!is_continuation(t[i]) || !is_lead3(t[i + 1])) continue;
+      const bool whole_left = i >= 2 && is_lead3(t[i - 2]) && is_continuation(t[i - 1]);
+      const bool whole_right =
+          i + 3 < size && is_continuation(t[i + 2]) && is_continuation(t[i + 3]);
+      const bool whole = whole_left && whole_right;
+      if (i >= 1 && is_continuation(t[i - 1])) {
+        const uint32_t bit = ((t[i - 1] & 63u) << 10) | ((t[i] & 63u) << 4) | (t[i + 1] & 15u);
+        set_bit(cut_trigrams_, bit);
+        if (!whole) set_bit(partial_cut_trigrams_, bit);
       }
-      cut_trigrams_[bit >> 6] |= uint64_t{1} << (bit & 63);
+      if (i + 2 < size && is_continuation(t[i + 2])) {
+        const uint32_t bit =
+            65536 + (((t[i] & 63u) << 10) | ((t[i + 2] & 63u) << 4) | (t[i + 1] & 15u));
+        set_bit(cut_trigrams_, bit);
+        if (!whole) set_bit(partial_cut_trigrams_, bit);
+      }
+      if (whole) pairs.push_back((Char3Index(t + i - 2) << 16) | Char3Index(t + i + 1));
     }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  size_t pair_words = 1;
+  while (pair_words * 4 < pairs.size()) pair_words *= 2;
+  char_pairs_.assign(pair_words, 0);
+  for (const uint32_t key : pairs) {
+    const uint64_t hash = HashPairKey(key);
+    char_pairs_[(hash >> 12) & (pair_words - 1)] |=
+        (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
   }
   // The tokens of kCharacterwiseMinBytes or more with a wide character, in a Bloom filter of
   // about 16 bits a token (two in one word), as the pair filter.
@@ -872,11 +904,28 @@ inline bool BpeModel::CutIsClear(const unsigned char* bytes, size_t n, size_t cu
     return false;
   }
   const unsigned pair = x2 | (y0 << 8);
+  if ((token2_bits_[pair >> 6] >> (pair & 63)) & 1) return false;
   const unsigned before = ((x1 & 63u) << 10) | ((x2 & 63u) << 4) | (y0 & 15u);
   const unsigned after = 65536 + (((x2 & 63u) << 10) | ((y1 & 63u) << 4) | (y0 & 15u));
-  return ((token2_bits_[pair >> 6] >> (pair & 63)) & 1) == 0 &&
-         ((cut_trigrams_[before >> 6] >> (before & 63)) & 1) == 0 &&
-         ((cut_trigrams_[after >> 6] >> (after & 63)) & 1) == 0;
+  const auto bit = [](const std::vector<uint64_t>& bits, unsigned at) {
+    return ((bits[at >> 6] >> (at & 63)) & 1) != 0;
+  };
+  if (!bit(cut_trigrams_, before) && !bit(cut_trigrams_, after)) return true;
+  // Both characters whole (x0 x1 x2 | y0 y1 y2): a token across the cut holds part of one of
+  // them, or both.
+  if (cut < 3 || cut + 3 > n || (bytes[cut - 3] & 0xF0) != 0xE0 ||
+      (bytes[cut + 2] & 0xC0) != 0x80) {
+    return false;
+  }
+  return !bit(partial_cut_trigrams_, before) && !bit(partial_cut_trigrams_, after) &&
+         !MayBeCharPairInToken(Char3Index(bytes + cut - 3), Char3Index(bytes + cut));
+}
+
+inline bool BpeModel::MayBeCharPairInToken(uint32_t left, uint32_t right) const {
+  const uint64_t hash = HashPairKey((left << 16) | right);
+  const uint64_t word = char_pairs_[(hash >> 12) & (char_pairs_.size() - 1)];
+  const uint64_t bits = (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
+  return (word & bits) == bits;
 }
 
 inline bool BpeModel::MayHaveWideCharacter(std::string_view piece) {
@@ -931,8 +980,7 @@ bool BpeModel::EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>
     size_t first = ids->size();
     if (bytes[start] < 0xF0 && bytes[start] >= 0xE0 && start + 3 <= n &&
         (bytes[start + 1] & 0xC0) == 0x80 && (bytes[start + 2] & 0xC0) == 0x80) {
-      uint64_t packed = char3_[((bytes[start] & 15u) << 12) | ((bytes[start + 1] & 63u) << 6) |
-                               (bytes[start + 2] & 63u)];
+      uint64_t packed = char3_[Char3Index(bytes + start)];
       do {
         ids->push_back(static_cast<uint32_t>(packed & kChar3IdMask) - 1);
         packed >>= 21;

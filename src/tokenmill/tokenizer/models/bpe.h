@@ -293,9 +293,15 @@ class BpeModel {
   // True if no token can lie across the cut before bytes[cut] within the characters of 3 bytes
   // on both sides of it (the pair of tokens around it is then valid); false if it may, or if the
   // bytes there are not two such characters. An 8 KiB bit table each for the two 3-byte
-  // sequences across the cut, and the 2-byte tokens: under 8% of the cuts between Chinese
-  // characters reach IsValidPair with cl100k_base.
+  // sequences across the cut, and the 2-byte tokens. Where both characters are whole in the
+  // piece, a token across the cut either holds both (a word: the pair of characters is looked
+  // up in char_pairs_) or only part of one (partial_cut_trigrams_). Of the cuts between Chinese
+  // characters in the shared corpus, 0.8% are then not clear with cl100k_base and 4.6% with
+  // o200k_base, against 12% and 55% by the sequences alone.
   bool CutIsClear(const unsigned char* bytes, size_t n, size_t cut) const;
+  // Whether some token holds the two characters of 3 bytes, indexed by their 16 payload bits, one
+  // after the other (a Bloom filter: true may be wrong).
+  bool MayBeCharPairInToken(uint32_t left, uint32_t right) const;
   // IsValidPair through a per-thread memo.
   bool IsValidPairCached(uint32_t a, uint32_t b) const;
   // False if no token of kCharacterwiseMinBytes or more with a wide character has this hash.
@@ -433,6 +439,9 @@ class BpeModel {
   std::vector<uint64_t> char3_;
   std::vector<uint64_t> wide_token_filter_;  // see MayBeWideToken
   std::vector<uint64_t> cut_trigrams_;       // see CutIsClear
+  // As cut_trigrams_, only those at a cut where the token holds part of a character beside it.
+  std::vector<uint64_t> partial_cut_trigrams_;
+  std::vector<uint64_t> char_pairs_;  // see MayBeCharPairInToken
   size_t characterwise_build_bytes_ = kCharacterwiseBuildBytes;
   std::vector<Split> splits_;
   std::vector<uint8_t> usable_;

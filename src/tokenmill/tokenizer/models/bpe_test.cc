@@ -541,6 +541,28 @@ TEST(BpeModelTest, CharacterwiseSeesATwoByteTokenAcrossTheCut) {
   EXPECT_THAT(Encode(model, piece + "\xe4\xb8\xad"), ElementsAre(257, 256, 258, 259));
 }
 
+TEST(BpeModelTest, CharacterwiseTellsAWordFromItsNeighbours) {
+  // The word U+4E2D U+6587 is a token; U+4E2D U+6586 is not, though the bytes across its cut
+  // (\xb8\xad | \xe6 and \xad | \xe6\x96) are the word's: the cut inside the word is joined, the
+  // other one kept.
+  BpeModel model = SmallModel(MergeRule::kRanks, {{"\xe4\xb8", 256},
+                                                  {"\xe4\xb8\xad", 257},
+                                                  {"\xe6\x96", 258},
+                                                  {"\xe6\x96\x87", 259},
+                                                  {"\xe6\x96\x86", 260},
+                                                  {"\xe4\xb8\xad\xe6\x96\x87", 261}});
+  ASSERT_TRUE(model.Finish().ok());
+  ASSERT_TRUE(model.backtracks());
+  model.set_characterwise_build_bytes(0);
+  const std::string word = "\xe4\xb8\xad\xe6\x96\x87";
+  const std::string other = "\xe4\xb8\xad\xe6\x96\x86";
+  for (const std::string& piece : {word + other, other + word, other + other + word}) {
+    EXPECT_EQ(Encode(model, piece), Encode(model, piece, BpeModel::Algorithm::kHeap));
+  }
+  EXPECT_THAT(Encode(model, word + other), ElementsAre(261, 257, 260));
+  EXPECT_THAT(Encode(model, other + word), ElementsAre(257, 260, 261));
+}
+
 TEST(BpeModelTest, CharacterwiseMatchesTheHeapOnChineseWithCl100k) {
   // Every line of the Chinese sample through kAuto (characterwise for the CJK runs) and the heap,
   // piece by piece as the cl100k_base pre-tokenizer cuts them.
