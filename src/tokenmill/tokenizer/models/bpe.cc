@@ -288,8 +288,7 @@ void BpeModel::InsertPair(uint32_t left, uint32_t right, uint32_t priority, uint
   const size_t mask = pair_slots_.size() - 1;
   if (rule_ == MergeRule::kMerges) merge_results_[priority] = result;
   const uint64_t hash = HashPairKey(key);
-  pair_filter_[(hash >> 12) & (pair_filter_.size() - 1)] |=
-      (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
+  FilterAdd(pair_filter_, hash);
   for (size_t i = hash & mask;; i = (i + 1) & mask) {
     uint64_t& slot = pair_slots_[i];
     if (slot == kEmptyPair) {
@@ -358,9 +357,7 @@ void BpeModel::BuildRankPairs() {
   size_t capacity = 16;
   while (capacity < 2 * token_count_) capacity *= 2;
   pair_slots_.assign(capacity, kEmptyPair);
-  size_t filter_words = 1;
-  while (filter_words * 64 < 8 * token_count_) filter_words *= 2;
-  pair_filter_.assign(filter_words, 0);
+  pair_filter_ = EmptyFilter(token_count_, 8);
   pair_count_ = 0;
   std::vector<uint32_t> starts;  // starts[length]: the end of that length's ids
   const std::vector<uint32_t> by_length = IdsByLength(&starts);
@@ -476,9 +473,7 @@ Status BpeModel::Finish() {
     size_t capacity = 16;
     while (capacity < 2 * entries.size()) capacity *= 2;
     pair_slots_.assign(capacity, kEmptyPair);
-    size_t filter_words = 1;
-    while (filter_words * 64 < 8 * entries.size()) filter_words *= 2;
-    pair_filter_.assign(filter_words, 0);
+    pair_filter_ = EmptyFilter(entries.size(), 8);
     pair_count_ = 0;
     for (const Entry& e : entries) InsertPair(e.left, e.right, e.priority, e.result);
     FillBytePairs();
@@ -640,29 +635,17 @@ void BpeModel::BuildCharacterTables() {
   }
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
-  size_t pair_words = 1;
-  while (pair_words * 4 < pairs.size()) pair_words *= 2;
-  char_pairs_.assign(pair_words, 0);
-  for (const uint32_t key : pairs) {
-    const uint64_t hash = HashPairKey(key);
-    char_pairs_[(hash >> 12) & (pair_words - 1)] |=
-        (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
-  }
+  char_pairs_ = EmptyFilter(pairs.size(), 16);
+  for (const uint32_t key : pairs) FilterAdd(char_pairs_, HashPairKey(key));
   // The tokens of kCharacterwiseMinBytes or more with a wide character, in a Bloom filter of
-  // about 16 bits a token (two in one word), as the pair filter.
+  // about 16 bits a token.
   std::vector<uint32_t> wide;
   for (uint32_t id = 0; id < n_ids; ++id) {
     const std::string_view bytes = Bytes(id);
     if (bytes.size() >= kCharacterwiseMinBytes && HasWideCharacter(bytes)) wide.push_back(id);
   }
-  size_t words = 1;
-  while (words * 4 < wide.size()) words *= 2;
-  wide_token_filter_.assign(words, 0);
-  for (const uint32_t id : wide) {
-    const uint64_t hash = HashBytes(Bytes(id));
-    wide_token_filter_[(hash >> 12) & (words - 1)] |=
-        (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
-  }
+  wide_token_filter_ = EmptyFilter(wide.size(), 16);
+  for (const uint32_t id : wide) FilterAdd(wide_token_filter_, HashBytes(Bytes(id)));
   characterwise_ok_ = true;
 }
 
@@ -922,10 +905,7 @@ inline bool BpeModel::CutIsClear(const unsigned char* bytes, size_t n, size_t cu
 }
 
 inline bool BpeModel::MayBeCharPairInToken(uint32_t left, uint32_t right) const {
-  const uint64_t hash = HashPairKey((left << 16) | right);
-  const uint64_t word = char_pairs_[(hash >> 12) & (char_pairs_.size() - 1)];
-  const uint64_t bits = (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
-  return (word & bits) == bits;
+  return FilterMayHold(char_pairs_, HashPairKey((left << 16) | right));
 }
 
 inline bool BpeModel::MayHaveWideCharacter(std::string_view piece) {
@@ -949,9 +929,7 @@ inline bool BpeModel::IsValidPairCached(uint32_t a, uint32_t b) const {
 }
 
 inline bool BpeModel::MayBeWideToken(uint64_t hash) const {
-  const uint64_t word = wide_token_filter_[(hash >> 12) & (wide_token_filter_.size() - 1)];
-  const uint64_t bits = (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
-  return (word & bits) == bits;
+  return FilterMayHold(wide_token_filter_, hash);
 }
 
 bool BpeModel::HasWideCharacter(std::string_view piece) {

@@ -250,11 +250,25 @@ class BpeModel {
   // EncodePiece of a piece of 2 to kMaxPieceBytes - 1 bytes whose HashBytes is `hash`.
   void EncodeHashed(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids,
                     Algorithm algorithm) const;
-  bool MayHavePair(uint64_t hash) const {
-    const uint64_t word = pair_filter_[(hash >> 12) & (pair_filter_.size() - 1)];
-    const uint64_t bits = (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
-    return (word & bits) == bits;
+  // The Bloom filters (pair_filter_, wide_token_filter_, char_pairs_): a key's two bits lie in
+  // one 64-bit word, which its hash picks (a power of 2 of them, at least bits_per_key bits a
+  // key), so a look-up reads one word.
+  static std::vector<uint64_t> EmptyFilter(size_t keys, size_t bits_per_key) {
+    size_t words = 1;
+    while (words * 64 < bits_per_key * keys) words *= 2;
+    return std::vector<uint64_t>(words, 0);
   }
+  static uint64_t FilterBits(uint64_t hash) {
+    return (uint64_t{1} << (hash & 63)) | (uint64_t{1} << ((hash >> 6) & 63));
+  }
+  static void FilterAdd(std::vector<uint64_t>& filter, uint64_t hash) {
+    filter[(hash >> 12) & (filter.size() - 1)] |= FilterBits(hash);
+  }
+  static bool FilterMayHold(const std::vector<uint64_t>& filter, uint64_t hash) {
+    const uint64_t bits = FilterBits(hash);
+    return (filter[(hash >> 12) & (filter.size() - 1)] & bits) == bits;
+  }
+  bool MayHavePair(uint64_t hash) const { return FilterMayHold(pair_filter_, hash); }
   static uint64_t SlotData(std::string_view bytes, uint64_t hash, uint32_t offset);
   uint32_t FindHashed(std::string_view bytes, uint64_t hash) const;
   Pair LookupPair(uint32_t left, uint32_t right) const;
