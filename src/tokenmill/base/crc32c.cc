@@ -28,7 +28,7 @@ struct Tables {
 
 constexpr Tables kTables;
 
-uint32_t ExtendPortable(uint32_t crc, const uint8_t* p, size_t n) {
+uint32_t ExtendTable(uint32_t crc, const uint8_t* p, size_t n) {
   const auto& t = kTables.t;
   while (n >= 8) {
     uint32_t lo;
@@ -74,7 +74,11 @@ uint32_t Extend(uint32_t init, const void* data, size_t n) {
 #if defined(__x86_64__)
   if (HaveSse42()) return ~ExtendHw(crc, p, n);
 #endif
-  return ~ExtendPortable(crc, p, n);
+  return ~ExtendTable(crc, p, n);
+}
+
+uint32_t ExtendPortable(uint32_t init, const void* data, size_t n) {
+  return ~ExtendTable(~init, static_cast<const uint8_t*>(data), n);
 }
 
 }  // namespace tokenmill::crc32c
