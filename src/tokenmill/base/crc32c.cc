@@ -69,12 +69,10 @@ bool HaveSse42() {
 }  // namespace
 
 uint32_t Extend(uint32_t init, const void* data, size_t n) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  uint32_t crc = ~init;
 #if defined(__x86_64__)
-  if (HaveSse42()) return ~ExtendHw(crc, p, n);
+  if (HaveSse42()) return ~ExtendHw(~init, static_cast<const uint8_t*>(data), n);
 #endif
-  return ~ExtendTable(crc, p, n);
+  return ExtendPortable(init, data, n);
 }
 
 uint32_t ExtendPortable(uint32_t init, const void* data, size_t n) {

@@ -50,6 +50,25 @@ inline uint64_t Mix(uint64_t h) {
 
 inline uint64_t HashPairKey(uint64_t key) { return Mix(key * 0x9E3779B97F4A7C15ULL); }
 
+inline bool IsContinuation(unsigned b) { return (b & 0xC0) == 0x80; }
+inline bool IsLead3(unsigned b) { return (b & 0xF0) == 0xE0; }  // of a character of 3 bytes
+
+// The bits of a table of 2 * 65,536 that stand for the 3-byte sequences across a cut between two
+// characters of 3 bytes, x1 x2 | y0 y1: x1 x2 y0 and, after the first 65,536, x2 y0 y1.
+inline uint32_t CutSequenceBefore(unsigned x1, unsigned x2, unsigned y0) {
+  return ((x1 & 63u) << 10) | ((x2 & 63u) << 4) | (y0 & 15u);
+}
+inline uint32_t CutSequenceAfter(unsigned x2, unsigned y0, unsigned y1) {
+  return 65536 + (((x2 & 63u) << 10) | ((y1 & 63u) << 4) | (y0 & 15u));
+}
+
+inline bool TestBit(const std::vector<uint64_t>& bits, uint32_t at) {
+  return ((bits[at >> 6] >> (at & 63)) & 1) != 0;
+}
+inline void SetBit(std::vector<uint64_t>& bits, uint32_t at) {
+  bits[at >> 6] |= uint64_t{1} << (at & 63);
+}
+
 // The 16 payload bits of the character of 3 bytes at c (a lead byte 0xE0..0xEF, two
 // continuation bytes): char3_'s index.
 inline uint32_t Char3Index(const unsigned char* c) {
@@ -503,7 +522,7 @@ Status BpeModel::Finish() {
     const uint32_t length = spans_[id].length;
     if (length == 2) {
       const unsigned pair = b[0] | (b[1] << 8);
-      token2_bits_[pair >> 6] |= uint64_t{1} << (pair & 63);
+      SetBit(token2_bits_, pair);
     } else if (length >= 3) {  // keep the longest length of each prefix
       const uint32_t key = b[0] | (b[1] << 8) | (b[2] << 16);
       const uint64_t entry = (static_cast<uint64_t>(key + 1) << 32) | length;
@@ -603,32 +622,23 @@ void BpeModel::BuildCharacterTables() {
   // both characters of 3 bytes whole, the pair of characters; else the sequences again, apart.
   cut_trigrams_.assign(2 * 65536 / 64, 0);
   partial_cut_trigrams_.assign(2 * 65536 / 64, 0);
-  auto is_continuation = [](unsigned char b) { return (b & 0xC0) == 0x80; };
-  auto is_lead3 = [](unsigned char b) { return (b & 0xF0) == 0xE0; };
-  auto set_bit = [](std::vector<uint64_t>& bits, uint32_t bit) {
-    bits[bit >> 6] |= uint64_t{1} << (bit & 63);
-  };
   std::vector<uint32_t> pairs;  // left character << 16 | right character
   for (uint32_t id = 0; id < n_ids; ++id) {
     const std::string_view token = Bytes(id);
     const auto* t = reinterpret_cast<const unsigned char*>(token.data());
     const size_t size = token.size();
     for (size_t i = 0; i + 1 < size; ++i) {  // the cut before t[i + 1]
-      if (!is_continuation(t[i]) || !is_lead3(t[i + 1])) continue;
-      const bool whole_left = i >= 2 && is_lead3(t[i - 2]) && is_continuation(t[i - 1]);
-      const bool whole_right =
-          i + 3 < size && is_continuation(t[i + 2]) && is_continuation(t[i + 3]);
+      if (!IsContinuation(t[i]) || !IsLead3(t[i + 1])) continue;
+      const bool whole_left = i >= 2 && IsLead3(t[i - 2]) && IsContinuation(t[i - 1]);
+      const bool whole_right = i + 3 < size && IsContinuation(t[i + 2]) && IsContinuation(t[i + 3]);
       const bool whole = whole_left && whole_right;
-      if (i >= 1 && is_continuation(t[i - 1])) {
-        const uint32_t bit = ((t[i - 1] & 63u) << 10) | ((t[i] & 63u) << 4) | (t[i + 1] & 15u);
-        set_bit(cut_trigrams_, bit);
-        if (!whole) set_bit(partial_cut_trigrams_, bit);
-      }
-      if (i + 2 < size && is_continuation(t[i + 2])) {
-        const uint32_t bit =
-            65536 + (((t[i] & 63u) << 10) | ((t[i + 2] & 63u) << 4) | (t[i + 1] & 15u));
-        set_bit(cut_trigrams_, bit);
-        if (!whole) set_bit(partial_cut_trigrams_, bit);
+      auto record = [&](uint32_t bit) {
+        SetBit(cut_trigrams_, bit);
+        if (!whole) SetBit(partial_cut_trigrams_, bit);
+      };
+      if (i >= 1 && IsContinuation(t[i - 1])) record(CutSequenceBefore(t[i - 1], t[i], t[i + 1]));
+      if (i + 2 < size && IsContinuation(t[i + 2])) {
+        record(CutSequenceAfter(t[i], t[i + 1], t[i + 2]));
       }
       if (whole) pairs.push_back((Char3Index(t + i - 2) << 16) | Char3Index(t + i + 1));
     }
@@ -883,24 +893,19 @@ inline bool BpeModel::CutIsClear(const unsigned char* bytes, size_t n, size_t cu
   // the pair of tokens around it is valid.
   if (cut < 2 || cut + 1 >= n) return false;
   const unsigned x1 = bytes[cut - 2], x2 = bytes[cut - 1], y0 = bytes[cut], y1 = bytes[cut + 1];
-  if ((x1 & 0xC0) != 0x80 || (x2 & 0xC0) != 0x80 || (y0 & 0xF0) != 0xE0 || (y1 & 0xC0) != 0x80) {
+  if (!IsContinuation(x1) || !IsContinuation(x2) || !IsLead3(y0) || !IsContinuation(y1)) {
     return false;
   }
-  const unsigned pair = x2 | (y0 << 8);
-  if ((token2_bits_[pair >> 6] >> (pair & 63)) & 1) return false;
-  const unsigned before = ((x1 & 63u) << 10) | ((x2 & 63u) << 4) | (y0 & 15u);
-  const unsigned after = 65536 + (((x2 & 63u) << 10) | ((y1 & 63u) << 4) | (y0 & 15u));
-  const auto bit = [](const std::vector<uint64_t>& bits, unsigned at) {
-    return ((bits[at >> 6] >> (at & 63)) & 1) != 0;
-  };
-  if (!bit(cut_trigrams_, before) && !bit(cut_trigrams_, after)) return true;
+  if (TestBit(token2_bits_, x2 | (y0 << 8))) return false;
+  const uint32_t before = CutSequenceBefore(x1, x2, y0);
+  const uint32_t after = CutSequenceAfter(x2, y0, y1);
+  if (!TestBit(cut_trigrams_, before) && !TestBit(cut_trigrams_, after)) return true;
   // Both characters whole (x0 x1 x2 | y0 y1 y2): a token across the cut holds part of one of
   // them, or both.
-  if (cut < 3 || cut + 3 > n || (bytes[cut - 3] & 0xF0) != 0xE0 ||
-      (bytes[cut + 2] & 0xC0) != 0x80) {
+  if (cut < 3 || cut + 3 > n || !IsLead3(bytes[cut - 3]) || !IsContinuation(bytes[cut + 2])) {
     return false;
   }
-  return !bit(partial_cut_trigrams_, before) && !bit(partial_cut_trigrams_, after) &&
+  return !TestBit(partial_cut_trigrams_, before) && !TestBit(partial_cut_trigrams_, after) &&
          !MayBeCharPairInToken(Char3Index(bytes + cut - 3), Char3Index(bytes + cut));
 }
 
@@ -1010,7 +1015,7 @@ inline size_t BpeModel::TokenReach(const unsigned char* bytes, size_t i, size_t 
   }
   if (i + 2 <= n) {
     const unsigned pair = bytes[i] | (bytes[i + 1] << 8);
-    if ((token2_bits_[pair >> 6] >> (pair & 63)) & 1) return 2;
+    if (TestBit(token2_bits_, pair)) return 2;
   }
   return 1;
 }
