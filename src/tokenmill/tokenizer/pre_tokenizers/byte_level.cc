@@ -508,7 +508,7 @@ void PreTokenizer::Split(std::string_view text, std::vector<std::string_view>* p
     auto cut = [&](auto next) {
       for (size_t pos = 0; pos < text.size();) {
         const size_t end = next(pos);
-        pieces->push_back(text.substr(pos, end - pos));
+        pieces->emplace_back(text.data() + pos, end - pos);
         pos = end;
       }
     };
