@@ -3,9 +3,11 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 #include "tokenmill/base/bytes16.h"
 #include "tokenmill/base/utf8.h"
@@ -258,6 +260,149 @@ class Scanner {
   const CharClasses& cc_;
 };
 
+// Plain ASCII text 64 bytes at a time. In a block of letters, digits, printable punctuation
+// other than the apostrophe, and spaces not followed by a space, a piece of any of the four
+// patterns is one run of a class with at most one byte before it, and whether a piece starts at a
+// byte depends only on the classes of that byte and the one before: the starts of the whole block
+// come from a few masks. The pieces that hold anything else (other bytes, whitespace runs,
+// contractions) and the piece that reaches past the block are left to the scanner.
+class PlainBlock {
+ public:
+  // The 64 bytes at `p`.
+  explicit PlainBlock(const Byte* p, bool cased) {
+    for (int k = 0; k < 4; ++k) {
+      const Bytes16 v = Load16(reinterpret_cast<const char*>(p) + 16 * k);
+      const int at = 16 * k;
+      letter_ |= Bits(static_cast<Bytes16>((v | 0x20) - 'a' < 26), at);
+      digit_ |= Bits(static_cast<Bytes16>(v - '0' < 10), at);
+      space_ |= Bits(static_cast<Bytes16>(v == ' '), at);
+      plain_ |= Bits(static_cast<Bytes16>((v - 0x20 < 0x5F) & (v != '\'')), at);
+      if (cased) upper_ |= Bits(static_cast<Bytes16>(v - 'A' < 26), at);
+    }
+    // A space before a space starts a whitespace run, whose pieces depend on its length. (A
+    // space that ends the block starts a piece whatever follows; that last piece is left to the
+    // next block.)
+    plain_ &= ~(space_ & (space_ >> 1));
+  }
+
+  // The number of plain bytes from the block's start.
+  int PlainLength() const { return std::countr_one(plain_); }
+
+  // Bit i: a piece of pattern P starts at byte i, for the bytes before PlainLength(), given that
+  // one starts at byte 0.
+  template <Pattern P>
+  uint64_t Starts() const {
+    const auto before = [](uint64_t x) { return x << 1; };  // bit i: byte i - 1 is in x
+    const uint64_t other = plain_ & ~(letter_ | digit_ | space_);
+    uint64_t starts = 1 | space_;
+    if constexpr (P == Pattern::kGpt2) {
+      // 's|... | ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+: a run, a space joined
+      // to the run after it.
+      starts |= letter_ & ~before(letter_ | space_);
+      starts |= digit_ & ~before(digit_ | space_);
+      starts |= other & ~before(other | space_);
+    } else {
+      // [^\r\n\p{L}\p{N}]?\p{L}+ takes a space or a punctuation byte that starts a piece into
+      // the letters after it; \p{N}{1,3} never takes a space; " ?[^\s\p{L}\p{N}]+" takes one.
+      const uint64_t other_starts = other & (before(letter_ | digit_) | 1);
+      starts |= other_starts;
+      starts |= letter_ & ~before(letter_ | space_ | other_starts);
+      if constexpr (P == Pattern::kO200k) {
+        // [\p{Lu}..]*[\p{Ll}..]+|[\p{Lu}..]+[\p{Ll}..]*: a capital after a small letter.
+        starts |= upper_ & before(letter_ & ~upper_);
+      }
+      if constexpr (P == Pattern::kQwen2) {
+        starts |= digit_;  // \p{N}
+      } else {
+        // \p{N}{1,3}: a run's first digit, then every third while the run goes on.
+        uint64_t digit_starts = digit_ & ~before(digit_);
+        for (uint64_t step = digit_starts; step != 0;) {
+          step = (step << 3) & digit_ & (digit_ << 1) & (digit_ << 2);
+          digit_starts |= step;
+        }
+        starts |= digit_starts;
+      }
+    }
+    return starts;
+  }
+
+ private:
+  static uint64_t Bits(Bytes16 lanes, int at) { return uint64_t{LaneBits(lanes)} << at; }
+
+  uint64_t letter_ = 0, upper_ = 0, digit_ = 0, space_ = 0, plain_ = 0;
+};
+
+// Whether the next 16 bytes (or all of the `left` if fewer) are ASCII: a block is not worth its
+// cost where text outside ASCII (Chinese between two spaces, a digit before a CJK character)
+// comes so soon.
+inline bool AsciiAhead(const Byte* p, size_t left) {
+  if (left >= 16) return LaneBits(Load16(reinterpret_cast<const char*>(p))) == 0;
+  for (size_t k = 0; k < left; ++k) {
+    if (p[k] >= 0x80) return false;
+  }
+  return true;
+}
+
+// Cuts `text` into the pieces of pattern P: emit(begin, end) for each, in order. Plain ASCII goes
+// through PlainBlock, the rest through the scanner.
+template <Pattern P, typename Emit>
+[[gnu::always_inline]] inline void ScanPieces(std::string_view text, Emit emit) {
+  const Scanner scanner(text);
+  const auto* s = reinterpret_cast<const Byte*>(text.data());
+  const size_t n = text.size();
+  size_t pos = 0;
+  size_t scanner_only = 0;  // pieces to leave to the scanner before trying a block again
+  while (pos < n) {
+    if (scanner_only == 0 && s[pos] < 0x80 && AsciiAhead(s + pos, n - pos)) {
+      const Byte* at = s + pos;
+      Byte tail[64];
+      const size_t length = std::min<size_t>(64, n - pos);
+      if (length < 64) {  // the text's last bytes, then bytes that are not plain
+        std::memcpy(tail, at, length);
+        std::memset(tail + length, 0x80, 64 - length);
+        at = tail;
+      }
+      const PlainBlock block(at, P == Pattern::kO200k);
+      const auto plain = static_cast<size_t>(block.PlainLength());
+      uint64_t starts = block.Starts<P>();
+      if (plain < 64) starts &= (uint64_t{1} << plain) - 1;
+      size_t begin = 0;
+      for (uint64_t rest = starts & (starts - 1); rest != 0; rest &= rest - 1) {
+        const auto next = static_cast<size_t>(std::countr_zero(rest));
+        emit(pos + begin, pos + next);
+        begin = next;
+      }
+      if (pos + plain == n) {  // plain to the end of the text: so is the last piece
+        emit(pos + begin, n);
+        return;
+      }
+      if (begin > 0) {
+        pos += begin;  // the piece there may reach past the plain bytes
+        continue;
+      }
+      scanner_only = 2;  // the block held no whole piece: not plain text here
+    }
+    size_t end;
+    switch (P) {
+      case Pattern::kGpt2:
+        end = scanner.Gpt2(pos);
+        break;
+      case Pattern::kCl100k:
+        end = scanner.Cl100k(pos);
+        break;
+      case Pattern::kO200k:
+        end = scanner.O200k(pos);
+        break;
+      case Pattern::kQwen2:
+        end = scanner.Qwen2(pos);
+        break;
+    }
+    emit(pos, end);
+    pos = end;
+    if (scanner_only > 0) --scanner_only;
+  }
+}
+
 // Appends `ranges` to a character class body as \x{..}-\x{..} items.
 void AppendRanges(const std::vector<std::pair<uint32_t, uint32_t>>& ranges, std::string* out) {
   char buf[32];
@@ -503,27 +648,21 @@ PreTokenizer PreTokenizer::WholeText() { return PreTokenizer(); }
 
 void PreTokenizer::Split(std::string_view text, std::vector<std::string_view>* pieces) const {
   if (pattern_.has_value()) {
-    const Scanner scanner(text);
-    // Cuts the text into pieces with one of the scanner's patterns (inlined for each).
-    auto cut = [&](auto next) {
-      for (size_t pos = 0; pos < text.size();) {
-        const size_t end = next(pos);
-        pieces->emplace_back(text.data() + pos, end - pos);
-        pos = end;
-      }
+    const auto emit = [&](size_t begin, size_t end) {
+      pieces->emplace_back(text.data() + begin, end - begin);
     };
     switch (*pattern_) {
       case Pattern::kGpt2:
-        cut([&](size_t pos) { return scanner.Gpt2(pos); });
+        ScanPieces<Pattern::kGpt2>(text, emit);
         break;
       case Pattern::kCl100k:
-        cut([&](size_t pos) { return scanner.Cl100k(pos); });
+        ScanPieces<Pattern::kCl100k>(text, emit);
         break;
       case Pattern::kO200k:
-        cut([&](size_t pos) { return scanner.O200k(pos); });
+        ScanPieces<Pattern::kO200k>(text, emit);
         break;
       case Pattern::kQwen2:
-        cut([&](size_t pos) { return scanner.Qwen2(pos); });
+        ScanPieces<Pattern::kQwen2>(text, emit);
         break;
     }
     return;
@@ -543,25 +682,22 @@ void PreTokenizer::Visit(std::string_view text,
     for (std::string_view p : pieces) visit(p);
     return;
   }
-  Scanner scanner(text);
-  for (size_t pos = 0; pos < text.size();) {
-    size_t end = text.size();
-    switch (*pattern_) {
-      case Pattern::kGpt2:
-        end = scanner.Gpt2(pos);
-        break;
-      case Pattern::kCl100k:
-        end = scanner.Cl100k(pos);
-        break;
-      case Pattern::kO200k:
-        end = scanner.O200k(pos);
-        break;
-      case Pattern::kQwen2:
-        end = scanner.Qwen2(pos);
-        break;
-    }
-    visit(text.substr(pos, end - pos));
-    pos = end;
+  const auto emit = [&](size_t begin, size_t end) {
+    visit(std::string_view(text.data() + begin, end - begin));
+  };
+  switch (*pattern_) {
+    case Pattern::kGpt2:
+      ScanPieces<Pattern::kGpt2>(text, emit);
+      break;
+    case Pattern::kCl100k:
+      ScanPieces<Pattern::kCl100k>(text, emit);
+      break;
+    case Pattern::kO200k:
+      ScanPieces<Pattern::kO200k>(text, emit);
+      break;
+    case Pattern::kQwen2:
+      ScanPieces<Pattern::kQwen2>(text, emit);
+      break;
   }
 }
 

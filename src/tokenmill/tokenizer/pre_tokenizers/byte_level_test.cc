@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -297,6 +298,44 @@ TEST(BpePreTokenizerTest, BadRegexIsAClearError) {
   ASSERT_FALSE(splitter.ok());
   EXPECT_THAT(splitter.status().message(), HasSubstr("(unclosed"));
   EXPECT_THAT(splitter.status().message(), HasSubstr("does not compile"));
+}
+
+// Plain ASCII is cut 64 bytes at a time from masks of its classes, the rest by the scanners:
+// random texts of runs of each class (long enough to cross blocks), the bytes the masks leave to
+// the scanners among them (apostrophes, whitespace other than a single space, controls, letters
+// and marks outside ASCII), at every length around the block size. Split and Visit must both give
+// PCRE2's pieces.
+TEST(BpePreTokenizerTest, ScannersMatchPcre2OnRandomPlainAsciiAcrossBlocks) {
+  const std::vector<std::string> plain = {"a", "b", "z", "A", "Q", "Z", "0", "7", "9", " ",
+                                          ",", ".", "/", "-", "@", "[", "`", "{", "~", "!"};
+  const std::vector<std::string> rare = {
+      "'",    "'s",   "'LL",  "  ",       "   ",          "\n",       "\r\n",     "\t",
+      "\x0b", "\x1f", "\x7f", "\xc3\xa9", "\xe4\xb8\xad", "\xc5\xbf", "\xcc\x81", "\xef\xbc\x8c"};
+  std::mt19937 rng(20261205);
+  std::vector<std::string_view> visited;
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    const size_t length = rng() % 200;
+    const unsigned rare_per_1000 = round % 3 == 0 ? 0 : (round % 3 == 1 ? 20 : 150);
+    while (text.size() < length) {
+      if (rng() % 1000 < rare_per_1000) {
+        text += rare[rng() % rare.size()];
+      } else {
+        // Runs of one class member: letters mostly short, sometimes past a block.
+        const std::string& c = plain[rng() % plain.size()];
+        const size_t run = rng() % 8 == 0 ? rng() % 80 : rng() % 4 + 1;
+        for (size_t k = 0; k < run; ++k) text += rng() % 4 == 0 ? plain[rng() % 6] : c;
+      }
+    }
+    for (Pattern p : kPatterns) {
+      const std::vector<std::string> want = ReferencePieces(p, text);
+      ASSERT_EQ(Pieces(p, text), want) << PatternName(p) << ": " << text;
+      visited.clear();
+      PreTokenizer::ForPattern(p).Visit(text, [&](std::string_view v) { visited.push_back(v); });
+      ASSERT_EQ(std::vector<std::string>(visited.begin(), visited.end()), want)
+          << PatternName(p) << " (Visit): " << text;
+    }
+  }
 }
 
 TEST(BpePreTokenizerTest, WholeTextIsOnePiece) {
