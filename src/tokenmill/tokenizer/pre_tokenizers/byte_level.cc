@@ -332,15 +332,10 @@ class PlainBlock {
   uint64_t letter_ = 0, upper_ = 0, digit_ = 0, space_ = 0, plain_ = 0;
 };
 
-// Whether the next 16 bytes (or all of the `left` if fewer) are ASCII: a block is not worth its
-// cost where text outside ASCII (Chinese between two spaces, a digit before a CJK character)
-// comes so soon.
+// Whether the next 16 bytes are ASCII: a block is not worth its cost where text outside ASCII
+// (Chinese between two spaces, a digit before a CJK character) or the text's end comes so soon.
 inline bool AsciiAhead(const Byte* p, size_t left) {
-  if (left >= 16) return LaneBits(Load16(reinterpret_cast<const char*>(p))) == 0;
-  for (size_t k = 0; k < left; ++k) {
-    if (p[k] >= 0x80) return false;
-  }
-  return true;
+  return left >= 16 && LaneBits(Load16(reinterpret_cast<const char*>(p))) == 0;
 }
 
 // Cuts `text` into the pieces of pattern P: emit(begin, end) for each, in order. Plain ASCII goes
@@ -358,8 +353,8 @@ template <Pattern P, typename Emit>
       Byte tail[64];
       const size_t length = std::min<size_t>(64, n - pos);
       if (length < 64) {  // the text's last bytes, then bytes that are not plain
+        std::memset(tail, 0x80, sizeof tail);
         std::memcpy(tail, at, length);
-        std::memset(tail + length, 0x80, 64 - length);
         at = tail;
       }
       const PlainBlock block(at, P == Pattern::kO200k);
