@@ -398,6 +398,25 @@ template <Pattern P, typename Emit>
   }
 }
 
+// ScanPieces with the pattern `p`, chosen once for the whole text.
+template <typename Emit>
+void ScanPiecesOf(Pattern p, std::string_view text, Emit emit) {
+  switch (p) {
+    case Pattern::kGpt2:
+      ScanPieces<Pattern::kGpt2>(text, emit);
+      return;
+    case Pattern::kCl100k:
+      ScanPieces<Pattern::kCl100k>(text, emit);
+      return;
+    case Pattern::kO200k:
+      ScanPieces<Pattern::kO200k>(text, emit);
+      return;
+    case Pattern::kQwen2:
+      ScanPieces<Pattern::kQwen2>(text, emit);
+      return;
+  }
+}
+
 // Appends `ranges` to a character class body as \x{..}-\x{..} items.
 void AppendRanges(const std::vector<std::pair<uint32_t, uint32_t>>& ranges, std::string* out) {
   char buf[32];
@@ -460,21 +479,6 @@ std::optional<Pattern> KnownPattern(std::string_view regex) {
   if (regex == kO200kRegex) return Pattern::kO200k;
   if (regex == kQwen2Regex) return Pattern::kQwen2;
   return std::nullopt;
-}
-
-size_t ScanPiece(Pattern p, std::string_view text, size_t pos) {
-  Scanner scanner(text);
-  switch (p) {
-    case Pattern::kGpt2:
-      return scanner.Gpt2(pos);
-    case Pattern::kCl100k:
-      return scanner.Cl100k(pos);
-    case Pattern::kO200k:
-      return scanner.O200k(pos);
-    case Pattern::kQwen2:
-      return scanner.Qwen2(pos);
-  }
-  return text.size();
 }
 
 std::string ExpandClasses(std::string_view pattern) {
@@ -646,20 +650,7 @@ void PreTokenizer::Split(std::string_view text, std::vector<std::string_view>* p
     const auto emit = [&](size_t begin, size_t end) {
       pieces->emplace_back(text.data() + begin, end - begin);
     };
-    switch (*pattern_) {
-      case Pattern::kGpt2:
-        ScanPieces<Pattern::kGpt2>(text, emit);
-        break;
-      case Pattern::kCl100k:
-        ScanPieces<Pattern::kCl100k>(text, emit);
-        break;
-      case Pattern::kO200k:
-        ScanPieces<Pattern::kO200k>(text, emit);
-        break;
-      case Pattern::kQwen2:
-        ScanPieces<Pattern::kQwen2>(text, emit);
-        break;
-    }
+    ScanPiecesOf(*pattern_, text, emit);
     return;
   }
   if (regex_ != nullptr) {
@@ -680,20 +671,7 @@ void PreTokenizer::Visit(std::string_view text,
   const auto emit = [&](size_t begin, size_t end) {
     visit(std::string_view(text.data() + begin, end - begin));
   };
-  switch (*pattern_) {
-    case Pattern::kGpt2:
-      ScanPieces<Pattern::kGpt2>(text, emit);
-      break;
-    case Pattern::kCl100k:
-      ScanPieces<Pattern::kCl100k>(text, emit);
-      break;
-    case Pattern::kO200k:
-      ScanPieces<Pattern::kO200k>(text, emit);
-      break;
-    case Pattern::kQwen2:
-      ScanPieces<Pattern::kQwen2>(text, emit);
-      break;
-  }
+  ScanPiecesOf(*pattern_, text, emit);
 }
 
 std::string_view PreTokenizer::name() const {

@@ -41,9 +41,6 @@ std::string_view PatternName(Pattern p);
 // Python and JS registries, HF's ByteLevel regex).
 std::optional<Pattern> KnownPattern(std::string_view regex);
 
-// The end of the piece that starts at text[pos], pos < text.size().
-size_t ScanPiece(Pattern p, std::string_view text, size_t pos);
-
 // Rewrites `pattern` so that the classes named in the header comment use tiktoken's character
 // table. Exposed for tests.
 std::string ExpandClasses(std::string_view pattern);
