@@ -156,6 +156,15 @@ class Scanner {
   size_t Cl100k(size_t i) const { return Cl100kLike<3>(i); }
   size_t Qwen2(size_t i) const { return Cl100kLike<1>(i); }
 
+  // The end of pattern P's piece at i.
+  template <Pattern P>
+  size_t Piece(size_t i) const {
+    if constexpr (P == Pattern::kGpt2) return Gpt2(i);
+    if constexpr (P == Pattern::kCl100k) return Cl100k(i);
+    if constexpr (P == Pattern::kO200k) return O200k(i);
+    if constexpr (P == Pattern::kQwen2) return Qwen2(i);
+  }
+
   template <int kMaxDigits>
   size_t Cl100kLike(size_t i) const {
     if (size_t m = ContractionNoCase(i)) return i + m;
@@ -377,21 +386,7 @@ template <Pattern P, typename Emit>
       }
       scanner_only = 2;  // the block held no whole piece: not plain text here
     }
-    size_t end;
-    switch (P) {
-      case Pattern::kGpt2:
-        end = scanner.Gpt2(pos);
-        break;
-      case Pattern::kCl100k:
-        end = scanner.Cl100k(pos);
-        break;
-      case Pattern::kO200k:
-        end = scanner.O200k(pos);
-        break;
-      case Pattern::kQwen2:
-        end = scanner.Qwen2(pos);
-        break;
-    }
+    const size_t end = scanner.Piece<P>(pos);
     emit(pos, end);
     pos = end;
     if (scanner_only > 0) --scanner_only;
