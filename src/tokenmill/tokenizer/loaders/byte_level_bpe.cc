@@ -245,7 +245,7 @@ class BpeTokenizer final : public Tokenizer {
       }
     };
     auto encode_batch = [&] {
-      model_.EncodePieces(batch, &ids);
+      model_.EncodePieces(batch, &ids, text);  // the pieces lie in text
       batch.clear();
       hand_out();
     };
@@ -455,7 +455,7 @@ class BpeTokenizer final : public Tokenizer {
       thread_local std::vector<std::string_view> pieces;
       const size_t first = pieces.size();  // re-entrant if a caller's Encode nests (it cannot)
       st.splitter.Split(text, &pieces);
-      model_.EncodePieces(std::span<const std::string_view>(pieces).subspan(first), ids);
+      model_.EncodePieces(std::span<const std::string_view>(pieces).subspan(first), ids, text);
       pieces.resize(first);
       if (first == 0 && pieces.capacity() > (1u << 16)) {
         std::vector<std::string_view>().swap(pieces);  // a huge text: give the memory back

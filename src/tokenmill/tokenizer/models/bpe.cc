@@ -169,9 +169,21 @@ void BpeModel::set_unknown_id(std::optional<uint32_t> id) {
   serial_ = next_model_serial.fetch_add(1, std::memory_order_relaxed);
 }
 
+[[gnu::always_inline]] inline uint64_t BpeModel::HashShort(uint64_t word, size_t n) {
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ (n * 0xFF51AFD7ED558CCDULL);
+  if (n == 8) {
+    h = (h ^ word) * 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 29;
+  } else if (n > 0) {
+    h = (h ^ word) * 0x94D049BB133111EBULL;
+  }
+  return Mix(h);
+}
+
 [[gnu::always_inline]] inline uint64_t BpeModel::HashBytes(std::string_view bytes) {
   const char* p = bytes.data();
   size_t n = bytes.size();
+  if (n <= 8) return HashShort(Load64(p, n), n);
   uint64_t h = 0x9E3779B97F4A7C15ULL ^ (n * 0xFF51AFD7ED558CCDULL);
   while (n >= 8) {
     h = (h ^ Load64(p, 8)) * 0xBF58476D1CE4E5B9ULL;
@@ -204,18 +216,21 @@ uint32_t BpeModel::Find(std::string_view bytes) const {
   return FindHashed(bytes, HashBytes(bytes));
 }
 
+[[gnu::always_inline]] inline uint32_t BpeModel::FindShort(uint64_t word, uint32_t length,
+                                                           uint64_t h) const {
+  const size_t mask = token_slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    const TokenSlot& slot = token_slots_[i];
+    if (slot.id == kNone) return kNone;
+    if (slot.length == length && slot.data == word) return slot.id;
+  }
+}
+
 [[gnu::always_inline]] inline uint32_t BpeModel::FindHashed(std::string_view bytes,
                                                             uint64_t h) const {
   const size_t mask = token_slots_.size() - 1;
   const auto length = static_cast<uint32_t>(bytes.size());
-  if (length <= 8) {
-    const uint64_t data = Load64(bytes.data(), length);
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-      const TokenSlot& slot = token_slots_[i];
-      if (slot.id == kNone) return kNone;
-      if (slot.length == length && slot.data == data) return slot.id;
-    }
-  }
+  if (length <= 8) return FindShort(Load64(bytes.data(), length), length, h);
   const uint64_t tag = h & 0xFFFFFFFF00000000ULL;
   for (size_t i = h & mask;; i = (i + 1) & mask) {
     const TokenSlot& slot = token_slots_[i];
@@ -776,24 +791,39 @@ void BpeModel::EncodePiece(std::string_view piece, std::vector<uint32_t>* ids,
   EncodeHashed(piece, HashBytes(piece), ids, algorithm);
 }
 
-void BpeModel::EncodePieces(std::span<const std::string_view> pieces,
-                            std::vector<uint32_t>* ids) const {
+void BpeModel::EncodePieces(std::span<const std::string_view> pieces, std::vector<uint32_t>* ids,
+                            std::string_view within) const {
   // A ring of the next pieces' hashes: piece i's look-up was started when piece i - kAhead was
   // encoded. Text pieces are mostly whole tokens, each a probe of a table larger than the L2
   // cache (2 MiB for gpt2); encoding them one after the other waited on each probe in turn.
   constexpr size_t kAhead = 8;
   uint64_t hashes[kAhead] = {};
+  // For a piece of at most 8 bytes with 8 bytes of `within` from its start: its bytes as one
+  // word (HashShort's), taken with one load and a mask, and looked up as such. kNoWord for
+  // the others.
+  constexpr uint64_t kNoWord = ~uint64_t{0};  // no piece of 2 to 8 bytes gives it
+  uint64_t words[kAhead] = {};
   const TokenSlot* const slots = token_slots_.data();
   const size_t mask = token_slots_.size() - 1;
+  const char* const limit = within.data() + within.size();
   // The pieces EncodeHashed takes; the others (one byte, 4 GiB or more) go to EncodePiece.
   auto hashed = [](std::string_view piece) {
-    return piece.size() >= 2 && piece.size() < kMaxPieceBytes;
+    return piece.size() - 2 < kMaxPieceBytes - 2;  // 2 <= size < kMaxPieceBytes
   };
-  auto start = [&](size_t i) {
+  auto start = [&](size_t i) __attribute__((always_inline)) {
     const std::string_view piece = pieces[i];
     if (!hashed(piece)) return;
-    const uint64_t hash = HashBytes(piece);
+    uint64_t word = kNoWord;
+    uint64_t hash;
+    if (piece.size() <= 8 && !within.empty() && static_cast<size_t>(limit - piece.data()) >= 8) {
+      std::memcpy(&word, piece.data(), 8);
+      word &= ~uint64_t{0} >> (64 - 8 * piece.size());
+      hash = HashShort(word, piece.size());
+    } else {
+      hash = HashBytes(piece);
+    }
     hashes[i % kAhead] = hash;
+    words[i % kAhead] = word;
     __builtin_prefetch(slots + (hash & mask));
   };
   const size_t n = pieces.size();
@@ -801,12 +831,25 @@ void BpeModel::EncodePieces(std::span<const std::string_view> pieces,
   for (size_t i = 0; i < n; ++i) {
     const std::string_view piece = pieces[i];
     const uint64_t hash = hashes[i % kAhead];
+    const uint64_t word = words[i % kAhead];
     if (i + kAhead < n) start(i + kAhead);
-    if (hashed(piece)) {
-      EncodeHashed(piece, hash, ids, Algorithm::kAuto);
-    } else {
+    if (!hashed(piece)) {
       EncodePiece(piece, ids);
+      continue;
     }
+    // A byte E0..FF (the lead of a character of 3 or 4 bytes): CJK text, which EncodeHashed
+    // looks up only where a filter lets it.
+    constexpr uint64_t kHighBits = 0x8080808080808080ULL;
+    if (word != kNoWord && (word & (word << 1) & (word << 2) & kHighBits) == 0) {
+      // A whole token is taken whichever encoder the piece would go to (EncodeHashed's paths
+      // all begin so); the others go on to it, which looks the piece up again.
+      const uint32_t whole = FindShort(word, static_cast<uint32_t>(piece.size()), hash);
+      if (TakeWhole(whole)) {
+        ids->push_back(whole);
+        continue;
+      }
+    }
+    EncodeHashed(piece, hash, ids, Algorithm::kAuto);
   }
 }
 

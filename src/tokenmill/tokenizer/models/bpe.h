@@ -183,8 +183,11 @@ class BpeModel {
                    Algorithm algorithm = Algorithm::kAuto) const;
   // EncodePiece (kAuto) of each piece in turn. Each piece's look-up in the token table starts
   // a few pieces early (its hash computed, its slot prefetched), so that the table's cache
-  // misses overlap instead of stalling the encoder one after the other.
-  void EncodePieces(std::span<const std::string_view> pieces, std::vector<uint32_t>* ids) const;
+  // misses overlap instead of stalling the encoder one after the other. `within`, when not
+  // empty, is a text that holds every piece: short pieces are then read 8 bytes at a time
+  // where those 8 bytes lie in it.
+  void EncodePieces(std::span<const std::string_view> pieces, std::vector<uint32_t>* ids,
+                    std::string_view within = {}) const;
 
   // The ids of a piece of any length in bounded memory: appends them to *ids as EncodePiece does,
   // but where the backtracking encoder encodes the piece, hands the ids the search has left far
@@ -247,6 +250,8 @@ class BpeModel {
   };
 
   static uint64_t HashBytes(std::string_view bytes);
+  // HashBytes of n <= 8 bytes whose little-endian value, zero-extended, is `word`.
+  static uint64_t HashShort(uint64_t word, size_t n);
   // EncodePiece of a piece of 2 to kMaxPieceBytes - 1 bytes whose HashBytes is `hash`.
   void EncodeHashed(std::string_view piece, uint64_t hash, std::vector<uint32_t>* ids,
                     Algorithm algorithm) const;
@@ -271,6 +276,8 @@ class BpeModel {
   bool MayHavePair(uint64_t hash) const { return FilterMayHold(pair_filter_, hash); }
   static uint64_t SlotData(std::string_view bytes, uint64_t hash, uint32_t offset);
   uint32_t FindHashed(std::string_view bytes, uint64_t hash) const;
+  // FindHashed of `length` <= 8 bytes given as HashShort's `word`.
+  uint32_t FindShort(uint64_t word, uint32_t length, uint64_t hash) const;
   Pair LookupPair(uint32_t left, uint32_t right) const;
   void InsertPair(uint32_t left, uint32_t right, uint32_t priority, uint32_t result);
   void InsertToken(uint32_t id);

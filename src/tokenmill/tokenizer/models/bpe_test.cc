@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
+#include <iterator>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -430,6 +433,65 @@ std::pair<BpeModel, ReferenceMerge> RandomWideModel(MergeRule rule, uint32_t see
   }
   EXPECT_TRUE(model.Finish().ok());
   return {std::move(model), std::move(ref)};
+}
+
+// EncodePieces of the pieces of a text, given the text (short pieces then read 8 bytes at a
+// time where those lie in it) and not, against EncodePiece of each piece in turn. The text sits
+// in an allocation of its exact size, so that AddressSanitizer sees a read past its end.
+void ExpectEncodePiecesMatchesEncodePiece(const BpeModel& model, const ReferenceMerge& ref,
+                                          std::mt19937& rng, bool wide) {
+  for (int round = 0; round < 200; ++round) {
+    std::string built;
+    std::vector<size_t> cuts = {0};
+    const size_t count = 1 + rng() % 40;
+    for (size_t k = 0; k < count; ++k) {
+      // Mostly 2 to 9 bytes, around the 8-byte load; now and then longer ones or single bytes.
+      const size_t length = rng() % 8 == 0 ? 1 + rng() % 30 : 2 + rng() % 8;
+      std::string piece = wide ? RandomWidePiece(rng, 1 + length / 3) : RandomPiece(rng, length);
+      if (rng() % 4 == 0 && ref.ids.size() > 256) {  // a whole token now and then
+        auto it = ref.ids.begin();
+        std::advance(it, rng() % ref.ids.size());
+        piece = it->first;
+      }
+      built += piece;
+      cuts.push_back(built.size());
+    }
+    const auto text = std::make_unique<char[]>(built.size());
+    std::memcpy(text.get(), built.data(), built.size());
+    const std::string_view within(text.get(), built.size());
+    std::vector<std::string_view> pieces;
+    std::vector<uint32_t> want;
+    for (size_t k = 0; k + 1 < cuts.size(); ++k) {
+      pieces.push_back(within.substr(cuts[k], cuts[k + 1] - cuts[k]));
+      model.EncodePiece(pieces.back(), &want);
+    }
+    std::vector<uint32_t> got;
+    model.EncodePieces(pieces, &got, within);
+    EXPECT_EQ(got, want) << built;
+    got.clear();
+    model.EncodePieces(pieces, &got);
+    EXPECT_EQ(got, want) << built;
+  }
+}
+
+TEST(BpeModelTest, EncodePiecesWithinATextMatchesEncodePiece) {
+  for (const MergeRule rule : {MergeRule::kRanks, MergeRule::kMerges}) {
+    for (const bool trained : {true, false}) {
+      for (uint32_t seed = 1; seed <= 3; ++seed) {
+        SCOPED_TRACE(testing::Message() << "rule " << static_cast<int>(rule) << " trained "
+                                        << trained << " seed " << seed);
+        auto [model, ref] = RandomModel(rule, trained, seed);
+        std::mt19937 rng(seed * 7 + trained);
+        ExpectEncodePiecesMatchesEncodePiece(model, ref, rng, false);
+      }
+    }
+    for (const MergeLines lines : {MergeLines::kTrained, MergeLines::kShuffled}) {
+      SCOPED_TRACE(testing::Message() << "wide, rule " << static_cast<int>(rule));
+      auto [model, ref] = RandomWideModel(rule, 5, lines);
+      std::mt19937 rng(11);
+      ExpectEncodePiecesMatchesEncodePiece(model, ref, rng, true);
+    }
+  }
 }
 
 TEST(BpeModelTest, CharacterwiseMatchesAReferenceOnWideCharacters) {
