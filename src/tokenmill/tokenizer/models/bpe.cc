@@ -52,6 +52,11 @@ inline uint64_t HashPairKey(uint64_t key) { return Mix(key * 0x9E3779B97F4A7C15U
 
 inline bool IsContinuation(unsigned b) { return (b & 0xC0) == 0x80; }
 inline bool IsLead3(unsigned b) { return (b & 0xF0) == 0xE0; }  // of a character of 3 bytes
+// Whether any byte of `bytes` is E0..FF, the lead byte of a character of 3 or 4 bytes (a byte's
+// top three bits all set, each moved into bit 7 of the same byte by the shifts).
+inline bool HasWideLead(uint64_t bytes) {
+  return (bytes & (bytes << 1) & (bytes << 2) & 0x8080808080808080ULL) != 0;
+}
 
 // The bits of a table of 2 * 65,536 that stand for the 3-byte sequences across a cut between two
 // characters of 3 bytes, x1 x2 | y0 y1: x1 x2 y0 and, after the first 65,536, x2 y0 y1.
@@ -800,8 +805,9 @@ void BpeModel::EncodePieces(std::span<const std::string_view> pieces, std::vecto
   uint64_t hashes[kAhead] = {};
   // For a piece of at most 8 bytes with 8 bytes of `within` from its start: its bytes as one
   // word (HashShort's), taken with one load and a mask, and looked up as such. kNoWord for
-  // the others.
-  constexpr uint64_t kNoWord = ~uint64_t{0};  // no piece of 2 to 8 bytes gives it
+  // the others: its bytes are all FF, so HasWideLead sends them on as it sends CJK text (as it
+  // would a piece of eight FF bytes, which is then merely not taken on the short path).
+  constexpr uint64_t kNoWord = ~uint64_t{0};
   uint64_t words[kAhead] = {};
   const TokenSlot* const slots = token_slots_.data();
   const size_t mask = token_slots_.size() - 1;
@@ -839,8 +845,7 @@ void BpeModel::EncodePieces(std::span<const std::string_view> pieces, std::vecto
     }
     // A byte E0..FF (the lead of a character of 3 or 4 bytes): CJK text, which EncodeHashed
     // looks up only where a filter lets it.
-    constexpr uint64_t kHighBits = 0x8080808080808080ULL;
-    if (word != kNoWord && (word & (word << 1) & (word << 2) & kHighBits) == 0) {
+    if (!HasWideLead(word)) {
       // A whole token is taken whichever encoder the piece would go to (EncodeHashed's paths
       // all begin so); the others go on to it, which looks the piece up again.
       const uint32_t whole = FindShort(word, static_cast<uint32_t>(piece.size()), hash);
@@ -957,13 +962,11 @@ inline bool BpeModel::MayBeCharPairInToken(uint32_t left, uint32_t right) const 
 }
 
 inline bool BpeModel::MayHaveWideCharacter(std::string_view piece) {
-  // A lead byte of 3 or 4 bytes (its three top bits set) among the first 4 bytes, the masked
-  // bytes compared with 0xE0 by the zero-byte test: a CJK run starts there, after at most one
-  // character of punctuation or a space. (Pieces of kCharacterwiseMinBytes or more.)
+  // A lead byte of 3 or 4 bytes among the first 4 bytes: a CJK run starts there, after at most
+  // one character of punctuation or a space. (Pieces of kCharacterwiseMinBytes or more.)
   uint32_t word;
   std::memcpy(&word, piece.data(), 4);
-  const uint32_t x = (word & 0xE0E0E0E0u) ^ 0xE0E0E0E0u;
-  return ((x - 0x01010101u) & ~x & 0x80808080u) != 0;
+  return HasWideLead(word);
 }
 
 inline bool BpeModel::IsValidPairCached(uint32_t a, uint32_t b) const {
