@@ -38,6 +38,10 @@ class CodePointTable {
     if (cp > kMaxCodePoint) return 0;
     return blocks_[(static_cast<size_t>(index_[cp >> 8]) << 8) | (cp & 0xFF)];
   }
+  // The value of a code point below 0x10000.
+  uint8_t OfBmp(uint32_t cp) const {
+    return blocks_[(static_cast<size_t>(index_[cp >> 8]) << 8) | (cp & 0xFF)];
+  }
   // The value of a code point below 0x100 (block 0 is stored first).
   uint8_t Low(uint8_t cp) const { return blocks_[cp]; }
 

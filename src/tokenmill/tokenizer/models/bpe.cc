@@ -957,6 +957,17 @@ inline bool BpeModel::CutIsClear(const unsigned char* bytes, size_t n, size_t cu
          !MayBeCharPairInToken(Char3Index(bytes + cut - 3), Char3Index(bytes + cut));
 }
 
+inline bool BpeModel::CharCutIsClear(uint32_t left, uint32_t right) const {
+  // CutIsClear's tests, the bytes read from the two characters' payload bits.
+  const unsigned x1 = (left >> 6) & 63, x2 = left & 63, y0 = right >> 12, y1 = (right >> 6) & 63;
+  if (TestBit(token2_bits_, (0x80 | x2) | ((0xE0 | y0) << 8))) return false;
+  const uint32_t before = CutSequenceBefore(x1, x2, y0);
+  const uint32_t after = CutSequenceAfter(x2, y0, y1);
+  if (!TestBit(cut_trigrams_, before) && !TestBit(cut_trigrams_, after)) return true;
+  return !TestBit(partial_cut_trigrams_, before) && !TestBit(partial_cut_trigrams_, after) &&
+         !MayBeCharPairInToken(left, right);
+}
+
 inline bool BpeModel::MayBeCharPairInToken(uint32_t left, uint32_t right) const {
   return FilterMayHold(char_pairs_, HashPairKey((left << 16) | right));
 }
@@ -995,21 +1006,33 @@ bool BpeModel::EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>
   const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
   const size_t n = piece.size();
   const size_t before = ids->size();
-  // The parts encoded so far: where each begins in the piece and in *ids.
+  // The parts encoded so far: where each begins in the piece and in *ids. A part is at least
+  // a byte long, so n of them suffice.
   struct Part {
     uint32_t begin;
     uint32_t first_id;
   };
-  thread_local std::vector<Part> parts;
-  parts.clear();
+  thread_local std::vector<Part> part_store;
+  if (part_store.size() < n) part_store.resize(n);
+  Part* const parts = part_store.data();
+  size_t part_count = 0;
+  // The piece has at most n ids: room for them, at least doubling (no reallocation per piece).
+  if (ids->capacity() < before + n) ids->reserve(std::max(before + n, 2 * ids->capacity()));
+  const uint64_t* const char3 = char3_.data();
+  // The character of 3 bytes that ends at `start`, by its payload bits, if it was read whole
+  // (then the cut at `start` is tested from the two characters' bits); else kNoCharacter.
+  constexpr uint32_t kNoCharacter = UINT32_MAX;
+  uint32_t last = kNoCharacter;
   size_t start = 0;
   while (start < n) {
     // The next part: one character of 3 or 4 bytes, or the bytes up to the next such character.
     size_t end = start + 1;
     size_t first = ids->size();
+    uint32_t character = kNoCharacter;
     if (bytes[start] < 0xF0 && bytes[start] >= 0xE0 && start + 3 <= n &&
         (bytes[start + 1] & 0xC0) == 0x80 && (bytes[start + 2] & 0xC0) == 0x80) {
-      uint64_t packed = char3_[Char3Index(bytes + start)];
+      character = Char3Index(bytes + start);
+      uint64_t packed = char3[character];
       do {
         ids->push_back(static_cast<uint32_t>(packed & kChar3IdMask) - 1);
         packed >>= 21;
@@ -1029,20 +1052,27 @@ bool BpeModel::EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>
     // the parts become those words. A part past kLinearMergeMaxBytes gives up (the piece is
     // then merged whole: no quadratic work on a piece whose every cut is spanned).
     size_t begin = start;
-    while (first > before && !CutIsClear(bytes, n, begin) &&
-           !(valid_pairs_ok_ && IsValidPairCached((*ids)[first - 1], (*ids)[first]))) {
-      *joined = true;
-      begin = parts.back().begin;
-      first = parts.back().first_id;
-      parts.pop_back();
-      if (end - begin > kLinearMergeMaxBytes) {
-        ids->resize(before);
-        return false;
+    if (first > before) {
+      bool clear = last != kNoCharacter && character != kNoCharacter
+                       ? CharCutIsClear(last, character)
+                       : CutIsClear(bytes, n, begin);
+      while (!clear && !(valid_pairs_ok_ && IsValidPairCached((*ids)[first - 1], (*ids)[first]))) {
+        *joined = true;
+        --part_count;
+        begin = parts[part_count].begin;
+        first = parts[part_count].first_id;
+        if (end - begin > kLinearMergeMaxBytes) {
+          ids->resize(before);
+          return false;
+        }
+        ids->resize(first);
+        MergeChunk(piece.substr(begin, end - begin), ids);
+        if (first == before) break;
+        clear = CutIsClear(bytes, n, begin);
       }
-      ids->resize(first);
-      MergeChunk(piece.substr(begin, end - begin), ids);
     }
-    parts.push_back({static_cast<uint32_t>(begin), static_cast<uint32_t>(first)});
+    parts[part_count++] = {static_cast<uint32_t>(begin), static_cast<uint32_t>(first)};
+    last = character;
     start = end;
   }
   return true;
