@@ -1005,19 +1005,36 @@ bool BpeModel::EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>
                                    bool* joined) const {
   const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
   const size_t n = piece.size();
-  const size_t before = ids->size();
-  // The parts encoded so far: where each begins in the piece and in *ids. A part is at least
-  // a byte long, so n of them suffice.
+  // The piece's ids are written to out[0..count), then appended to *ids: a part's ids are at
+  // most its bytes, so n of them suffice. The parts encoded so far: where each begins in the
+  // piece and in out (a part is at least a byte long, so n of them suffice too). `merged`
+  // takes the ids of the parts the character table does not give.
   struct Part {
     uint32_t begin;
     uint32_t first_id;
   };
-  thread_local std::vector<Part> part_store;
-  if (part_store.size() < n) part_store.resize(n);
-  Part* const parts = part_store.data();
+  struct Scratch {
+    std::vector<uint32_t> out;
+    std::vector<Part> parts;
+    std::vector<uint32_t> merged;
+  };
+  thread_local Scratch scratch;
+  if (scratch.out.size() < n) {
+    scratch.out.resize(n);
+    scratch.parts.resize(n);
+  }
+  uint32_t* const out = scratch.out.data();
+  Part* const parts = scratch.parts.data();
+  std::vector<uint32_t>& merged = scratch.merged;
+  size_t count = 0;
   size_t part_count = 0;
-  // The piece has at most n ids: room for them, at least doubling (no reallocation per piece).
-  if (ids->capacity() < before + n) ids->reserve(std::max(before + n, 2 * ids->capacity()));
+  // Merges piece[from, to) and writes its ids at out[at..); returns the new count.
+  auto merge = [&](size_t from, size_t to, size_t at) {
+    merged.clear();
+    MergeChunk(piece.substr(from, to - from), &merged);
+    std::copy(merged.begin(), merged.end(), out + at);
+    return at + merged.size();
+  };
   const uint64_t* const char3 = char3_.data();
   // The character of 3 bytes that ends at `start`, by its payload bits, if it was read whole
   // (then the cut at `start` is tested from the two characters' bits); else kNoCharacter.
@@ -1027,16 +1044,17 @@ bool BpeModel::EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>
   while (start < n) {
     // The next part: one character of 3 or 4 bytes, or the bytes up to the next such character.
     size_t end = start + 1;
-    size_t first = ids->size();
+    size_t first = count;
     uint32_t character = kNoCharacter;
     if (bytes[start] < 0xF0 && bytes[start] >= 0xE0 && start + 3 <= n &&
         (bytes[start + 1] & 0xC0) == 0x80 && (bytes[start + 2] & 0xC0) == 0x80) {
       character = Char3Index(bytes + start);
-      uint64_t packed = char3[character];
-      do {
-        ids->push_back(static_cast<uint32_t>(packed & kChar3IdMask) - 1);
-        packed >>= 21;
-      } while (packed != 0);
+      // Its 1 to 3 ids, written as 3 (count <= start, so out has room for them).
+      const uint64_t packed = char3[character];
+      out[count] = static_cast<uint32_t>(packed & kChar3IdMask) - 1;
+      out[count + 1] = static_cast<uint32_t>((packed >> 21) & kChar3IdMask) - 1;
+      out[count + 2] = static_cast<uint32_t>(packed >> 42) - 1;
+      count += 1 + ((packed >> 21) != 0) + ((packed >> 42) != 0);
       end = start + 3;
     } else {
       if (bytes[start] >= 0xE0) {
@@ -1044,7 +1062,7 @@ bool BpeModel::EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>
       } else {
         while (end < n && bytes[end] < 0xE0) ++end;
       }
-      MergeChunk(piece.substr(start, end - start), ids);
+      count = merge(start, end, count);
     }
     // The parts' encodings joined are the piece's if the pair across each cut is valid. Where
     // one is not (a token spans the cut), the part is merged again with the one before it, and
@@ -1052,22 +1070,18 @@ bool BpeModel::EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>
     // the parts become those words. A part past kLinearMergeMaxBytes gives up (the piece is
     // then merged whole: no quadratic work on a piece whose every cut is spanned).
     size_t begin = start;
-    if (first > before) {
+    if (first > 0) {
       bool clear = last != kNoCharacter && character != kNoCharacter
                        ? CharCutIsClear(last, character)
                        : CutIsClear(bytes, n, begin);
-      while (!clear && !(valid_pairs_ok_ && IsValidPairCached((*ids)[first - 1], (*ids)[first]))) {
+      while (!clear && !(valid_pairs_ok_ && IsValidPairCached(out[first - 1], out[first]))) {
         *joined = true;
         --part_count;
         begin = parts[part_count].begin;
         first = parts[part_count].first_id;
-        if (end - begin > kLinearMergeMaxBytes) {
-          ids->resize(before);
-          return false;
-        }
-        ids->resize(first);
-        MergeChunk(piece.substr(begin, end - begin), ids);
-        if (first == before) break;
+        if (end - begin > kLinearMergeMaxBytes) return false;
+        count = merge(begin, end, first);
+        if (first == 0) break;
         clear = CutIsClear(bytes, n, begin);
       }
     }
@@ -1075,6 +1089,7 @@ bool BpeModel::EncodeCharacterwise(std::string_view piece, std::vector<uint32_t>
     last = character;
     start = end;
   }
+  ids->insert(ids->end(), out, out + count);
   return true;
 }
 
