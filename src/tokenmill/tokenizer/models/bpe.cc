@@ -944,21 +944,19 @@ inline bool BpeModel::CutIsClear(const unsigned char* bytes, size_t n, size_t cu
   if (!IsContinuation(x1) || !IsContinuation(x2) || !IsLead3(y0) || !IsContinuation(y1)) {
     return false;
   }
-  if (TestBit(token2_bits_, x2 | (y0 << 8))) return false;
-  const uint32_t before = CutSequenceBefore(x1, x2, y0);
-  const uint32_t after = CutSequenceAfter(x2, y0, y1);
-  if (!TestBit(cut_trigrams_, before) && !TestBit(cut_trigrams_, after)) return true;
-  // Both characters whole (x0 x1 x2 | y0 y1 y2): a token across the cut holds part of one of
-  // them, or both.
-  if (cut < 3 || cut + 3 > n || !IsLead3(bytes[cut - 3]) || !IsContinuation(bytes[cut + 2])) {
-    return false;
+  if (cut >= 3 && cut + 3 <= n && IsLead3(bytes[cut - 3]) && IsContinuation(bytes[cut + 2])) {
+    return CharCutIsClear(Char3Index(bytes + cut - 3), Char3Index(bytes + cut));
   }
-  return !TestBit(partial_cut_trigrams_, before) && !TestBit(partial_cut_trigrams_, after) &&
-         !MayBeCharPairInToken(Char3Index(bytes + cut - 3), Char3Index(bytes + cut));
+  // A character cut off by the piece's end: the sequences alone.
+  return !TestBit(token2_bits_, x2 | (y0 << 8)) &&
+         !TestBit(cut_trigrams_, CutSequenceBefore(x1, x2, y0)) &&
+         !TestBit(cut_trigrams_, CutSequenceAfter(x2, y0, y1));
 }
 
-inline bool BpeModel::CharCutIsClear(uint32_t left, uint32_t right) const {
-  // CutIsClear's tests, the bytes read from the two characters' payload bits.
+[[gnu::always_inline]] inline bool BpeModel::CharCutIsClear(uint32_t left, uint32_t right) const {
+  // The bytes around the cut, x1 x2 | y0 y1 as in CutIsClear, from the characters' payload
+  // bits. Where the bit tables cannot clear the cut, a token across it holds part of one of
+  // the two whole characters, or both.
   const unsigned x1 = (left >> 6) & 63, x2 = left & 63, y0 = right >> 12, y1 = (right >> 6) & 63;
   if (TestBit(token2_bits_, (0x80 | x2) | ((0xE0 | y0) << 8))) return false;
   const uint32_t before = CutSequenceBefore(x1, x2, y0);
