@@ -34,12 +34,9 @@ class CodePointTable {
     }
   }
 
-  uint8_t Of(uint32_t cp) const {
-    if (cp > kMaxCodePoint) return 0;
-    return blocks_[(static_cast<size_t>(index_[cp >> 8]) << 8) | (cp & 0xFF)];
-  }
-  // The value of a code point below 0x10000.
-  uint8_t OfBmp(uint32_t cp) const {
+  uint8_t Of(uint32_t cp) const { return cp > kMaxCodePoint ? 0 : OfValid(cp); }
+  // Of a code point known to be at most kMaxCodePoint (e.g. one of 3 UTF-8 bytes).
+  uint8_t OfValid(uint32_t cp) const {
     return blocks_[(static_cast<size_t>(index_[cp >> 8]) << 8) | (cp & 0xFF)];
   }
   // The value of a code point below 0x100 (block 0 is stored first).

@@ -63,7 +63,7 @@ class CharClasses {
     }
     if ((b & 0xF0) == 0xE0 && i + 3 <= n) {  // 3 bytes: most of CJK text, first
       *len = 3;
-      return table_.OfBmp(((b & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu));
+      return table_.OfValid(((b & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu));
     }
     uint32_t cp;
     size_t l;
