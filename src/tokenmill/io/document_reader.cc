@@ -46,6 +46,13 @@ StatusOr<std::string_view> CleanUtf8Line(std::string_view line, uint64_t line_nu
   return std::string_view(*scratch);
 }
 
+StatusOr<bool> StickyErrorReader::Next(Document* doc) {
+  if (!status_.ok()) return status_;
+  StatusOr<bool> r = ReadDocument(doc);
+  if (!r.ok()) status_ = r.status();
+  return r;
+}
+
 StatusOr<std::unique_ptr<DocumentReader>> OpenDocumentReaderOnStream(
     std::unique_ptr<ReadStream> raw, std::string name, uint64_t range_begin,
     Compression compression, const ReaderOptions& options, uint64_t length_hint) {

@@ -32,6 +32,37 @@ StatusOr<std::vector<Document>> ReadUrl(const std::string& url, const ReaderOpti
   return docs;
 }
 
+// Two documents, then an error; counts the reads.
+class TwoThenError final : public StickyErrorReader {
+ public:
+  int reads = 0;
+  const ReaderStats& stats() const override { return stats_; }
+
+ private:
+  StatusOr<bool> ReadDocument(Document* doc) override {
+    ++reads;
+    if (reads > 2) return Status::DataLoss("/x.txt:3: broken (read " + std::to_string(reads) + ")");
+    doc->text = "doc " + std::to_string(reads);
+    return true;
+  }
+  ReaderStats stats_;
+};
+
+TEST(StickyErrorReader, AnErrorIsReturnedAgainWithoutReadingFurther) {
+  TwoThenError reader;
+  Document doc;
+  ASSERT_TRUE(*reader.Next(&doc));
+  EXPECT_EQ(doc.text, "doc 1");
+  ASSERT_TRUE(*reader.Next(&doc));
+  EXPECT_EQ(doc.text, "doc 2");
+  for (int i = 0; i < 3; ++i) {
+    const StatusOr<bool> r = reader.Next(&doc);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.status().message(), "/x.txt:3: broken (read 3)");
+  }
+  EXPECT_EQ(reader.reads, 3);
+}
+
 std::vector<std::string> Texts(const std::vector<Document>& docs) {
   std::vector<std::string> out;
   for (const Document& d : docs) out.push_back(d.text);

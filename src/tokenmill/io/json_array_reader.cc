@@ -14,7 +14,7 @@ constexpr size_t kReadSize = size_t{1} << 20;
 
 bool IsJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-class JsonArrayReader final : public DocumentReader {
+class JsonArrayReader final : public StickyErrorReader {
  public:
   JsonArrayReader(std::unique_ptr<DecodingStream> stream, std::string name,
                   const ReaderOptions& options, JsonRecordParser parser)
@@ -22,13 +22,6 @@ class JsonArrayReader final : public DocumentReader {
         name_(std::move(name)),
         options_(options),
         parser_(std::move(parser)) {}
-
-  StatusOr<bool> Next(Document* doc) override {
-    if (!status_.ok()) return status_;
-    StatusOr<bool> r = ReadDocument(doc);
-    if (!r.ok()) status_ = r.status();
-    return r;
-  }
 
   const ReaderStats& stats() const override {
     stats_.bytes_in = stream_->bytes_in();
@@ -124,7 +117,7 @@ class JsonArrayReader final : public DocumentReader {
     }
   }
 
-  StatusOr<bool> ReadDocument(Document* doc) {
+  StatusOr<bool> ReadDocument(Document* doc) override {
     for (;;) {
       char c = 0;
       switch (state_) {
@@ -248,7 +241,6 @@ class JsonArrayReader final : public DocumentReader {
   uint64_t element_ = 0;
   std::string element_bytes_;
   std::string scratch_;
-  Status status_;
   mutable ReaderStats stats_;
 };
 

@@ -16,7 +16,7 @@ bool IsJsonBlank(std::string_view line) {
   return true;
 }
 
-class JsonlReader final : public DocumentReader {
+class JsonlReader final : public StickyErrorReader {
  public:
   JsonlReader(std::unique_ptr<DecodingStream> stream, InputPosition position,
               const ReaderOptions& options, JsonRecordParser parser, size_t buffer_size)
@@ -25,13 +25,6 @@ class JsonlReader final : public DocumentReader {
         parser_(std::move(parser)),
         lines_(stream_.get(), std::move(position), options.max_document_bytes, buffer_size) {}
 
-  StatusOr<bool> Next(Document* doc) override {
-    if (!status_.ok()) return status_;
-    StatusOr<bool> r = ReadDocument(doc);
-    if (!r.ok()) status_ = r.status();
-    return r;
-  }
-
   const ReaderStats& stats() const override {
     stats_.bytes_in = stream_->bytes_in();
     stats_.bytes_decoded = stream_->bytes_out();
@@ -39,7 +32,7 @@ class JsonlReader final : public DocumentReader {
   }
 
  private:
-  StatusOr<bool> ReadDocument(Document* doc) {
+  StatusOr<bool> ReadDocument(Document* doc) override {
     // The record is read into the document and parsed there (JsonRecordParser::ParseInPlace),
     // so a huge record is in memory once.
     const InputPosition& pos = lines_.position();
@@ -83,7 +76,6 @@ class JsonlReader final : public DocumentReader {
   JsonRecordParser parser_;
   LineReader lines_;
   std::string scratch_;
-  Status status_;
   mutable ReaderStats stats_;
 };
 

@@ -75,7 +75,7 @@ StatusOr<LeafColumn> ResolveColumn(const FileMetaData& meta, const std::vector<s
                                  columns);
 }
 
-class ParquetReader final : public DocumentReader {
+class ParquetReader final : public StickyErrorReader {
  public:
   ParquetReader(Storage& storage, std::string url, ParquetFooter footer, LeafColumn column,
                 std::vector<size_t> row_groups, const ReaderOptions& options)
@@ -92,13 +92,6 @@ class ParquetReader final : public DocumentReader {
       first_row_[i + 1] = first_row_[i] + static_cast<uint64_t>(std::max<int64_t>(
                                               0, footer_.meta.row_groups[i].num_rows));
     }
-  }
-
-  StatusOr<bool> Next(Document* doc) override {
-    if (!status_.ok()) return status_;
-    StatusOr<bool> r = ReadDocument(doc);
-    if (!r.ok()) status_ = r.status();
-    return r;
   }
 
   const ReaderStats& stats() const override {
@@ -189,7 +182,7 @@ class ParquetReader final : public DocumentReader {
     return Status::Ok();
   }
 
-  StatusOr<bool> ReadDocument(Document* doc) {
+  StatusOr<bool> ReadDocument(Document* doc) override {
     for (;;) {
       if (!chunk_) {
         if (next_ >= row_groups_.size()) return false;
@@ -262,7 +255,6 @@ class ParquetReader final : public DocumentReader {
   bool chunk_from_tail_ = false;
   uint64_t done_bytes_in_ = 0;
   uint64_t done_bytes_decoded_ = 0;
-  Status status_;
   mutable ReaderStats stats_;
 };
 

@@ -7,20 +7,13 @@
 namespace tokenmill {
 namespace {
 
-class TextReader final : public DocumentReader {
+class TextReader final : public StickyErrorReader {
  public:
   TextReader(std::unique_ptr<DecodingStream> stream, InputPosition position,
              const ReaderOptions& options, size_t buffer_size)
       : stream_(std::move(stream)),
         options_(options),
         lines_(stream_.get(), std::move(position), options.max_document_bytes, buffer_size) {}
-
-  StatusOr<bool> Next(Document* doc) override {
-    if (!status_.ok()) return status_;
-    StatusOr<bool> r = ReadDocument(doc);
-    if (!r.ok()) status_ = r.status();
-    return r;
-  }
 
   const ReaderStats& stats() const override {
     stats_.bytes_in = stream_->bytes_in();
@@ -29,7 +22,7 @@ class TextReader final : public DocumentReader {
   }
 
  private:
-  StatusOr<bool> ReadDocument(Document* doc) {
+  StatusOr<bool> ReadDocument(Document* doc) override {
     // Lines are appended to the document where they are read (LineReader::NextAppend), so a
     // huge line is in memory once.
     const InputPosition& pos = lines_.position();
@@ -88,7 +81,6 @@ class TextReader final : public DocumentReader {
   ReaderOptions options_;
   LineReader lines_;
   std::string scratch_;
-  Status status_;
   mutable ReaderStats stats_;
 };
 
