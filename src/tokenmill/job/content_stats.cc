@@ -450,6 +450,12 @@ template <int kWidth>
 
 }  // namespace
 
+CharClass ContentStatsCollector::Classify(char32_t cp) {
+  RecentClass& slot = recent_classes_[(cp * 0x9E3779B1u) >> 24];
+  if (slot.cp != cp) slot = {cp, ClassifyCodePoint(cp)};
+  return slot.cls;
+}
+
 // The characters of the text, kWidth bytes at a time, in chunks of up to 255 blocks (before a
 // byte lane could overflow). First the vector pass, with no call that would spill its registers:
 // the classes of ASCII bytes and the ideographs of U+4E00..U+9FFF (lead byte E5..E9, or E4 before
@@ -514,7 +520,7 @@ template <int kWidth>
     for (size_t k = 0; k < blocks; ++k) {
       for (uint32_t rare = rare_bits[k]; rare != 0; rare &= rare - 1) {
         size_t at = chunk + kWidth * k + static_cast<size_t>(std::countr_zero(rare));
-        ++chars_[static_cast<int>(ClassifyCodePoint(NextCodePoint(text, &at)))];
+        ++chars_[static_cast<int>(Classify(NextCodePoint(text, &at)))];
       }
       uint32_t rest = lead_bits[k];  // characters not counted yet
       uint32_t ends = newline_bits[k];

@@ -164,6 +164,14 @@ class ContentStatsCollector : public TokenObserver {
   void ScanText(std::string_view text);
   void ScanTextAvx2(std::string_view text);
   bool wide_scan_ = false;
+  // ClassifyCodePoint of the characters ScanText leaves to it (beyond ASCII and U+4E00..U+9FFF),
+  // remembered: a text uses a few of them over and over (CJK punctuation, accented letters).
+  CharClass Classify(char32_t cp);
+  struct RecentClass {
+    char32_t cp = ~char32_t{0};  // empty: no code point
+    CharClass cls = CharClass::kOther;
+  };
+  std::array<RecentClass, 256> recent_classes_{};
 
   // By id, in 32 bits (half the cache footprint of the per-token increment); folded into
   // wide_counts_ before any could overflow.

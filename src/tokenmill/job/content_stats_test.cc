@@ -191,6 +191,56 @@ TEST(ContentStatsCollectorTest, CharactersAndLinesOfRandomTextEqualACharByCharCo
   }
 }
 
+// The UTF-8 bytes of a code point (not a surrogate).
+std::string ToUtf8(char32_t cp) {
+  std::string out;
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xC0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xE0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (cp & 0x3F));
+  }
+  return out;
+}
+
+TEST(ContentStatsCollectorTest, ManyDistinctCharactersAcrossDocumentsAreEachClassifiedRight) {
+  // The collector remembers the classes of recent characters beyond ASCII and U+4E00..U+9FFF in
+  // a small table: thousands of distinct ones (from every script class, most of them sharing a
+  // slot), over documents added to one collector, still count as ClassifyCodePoint says.
+  std::mt19937_64 rng(5);
+  const std::vector<std::pair<char32_t, char32_t>> ranges = {
+      {0x80, 0x24F},    {0x370, 0x52F},     {0x600, 0x6FF},     {0x2000, 0x206F},
+      {0x3000, 0x30FF}, {0x3400, 0x4DFF},   {0xAC00, 0xD7A3},   {0xE000, 0xE0FF},
+      {0xFF00, 0xFFEF}, {0x1F300, 0x1F6FF}, {0x20000, 0x2A6DF}, {0x10FFF0, 0x10FFFF}};
+  ContentStatsCollector wide(10), narrow(10);
+  narrow.set_narrow_scan_for_testing();
+  std::array<uint64_t, kCharClasses> chars{};
+  for (int doc = 0; doc < 50; ++doc) {
+    std::string text;
+    for (int i = 0; i < 400; ++i) {
+      const auto& [lo, hi] = ranges[rng() % ranges.size()];
+      const auto cp = static_cast<char32_t>(lo + rng() % (hi - lo + 1));
+      if (cp >= 0x4E00 && cp <= 0x9FFF) continue;
+      text += ToUtf8(cp);
+      ++chars[static_cast<int>(ClassifyCodePoint(cp))];
+    }
+    wide.AddDocument(text, 0);
+    narrow.AddDocument(text, 0);
+  }
+  const ContentStats s = wide.Finish({});
+  EXPECT_EQ(s.chars, chars);
+  EXPECT_EQ(narrow.Finish({}).chars, chars);
+}
+
 TEST(ContentStatsCollectorTest, InvalidUtf8CountsEachCharacterStartOnce) {
   // Bytes the readers would have refused: every byte that does not continue a sequence is one
   // character of some class (a newline ends a line), whatever follows it, and nothing is read
