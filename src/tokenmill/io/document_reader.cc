@@ -53,6 +53,12 @@ StatusOr<bool> StickyErrorReader::Next(Document* doc) {
   return r;
 }
 
+const ReaderStats& StreamDocumentReader::stats() const {
+  stats_.bytes_in = stream_->bytes_in();
+  stats_.bytes_decoded = stream_->bytes_out();
+  return stats_;
+}
+
 StatusOr<std::unique_ptr<DocumentReader>> OpenDocumentReaderOnStream(
     std::unique_ptr<ReadStream> raw, std::string name, uint64_t range_begin,
     Compression compression, const ReaderOptions& options, uint64_t length_hint) {

@@ -90,20 +90,6 @@ class DocumentReader {
   virtual const ReaderStats& stats() const = 0;
 };
 
-// A DocumentReader whose error sticks: Next() returns ReadDocument()'s result, and once that was
-// an error, the same error again without reading any further.
-class StickyErrorReader : public DocumentReader {
- public:
-  StatusOr<bool> Next(Document* doc) final;
-
- protected:
-  // The next document, as Next() promises; not called again after it returned an error.
-  virtual StatusOr<bool> ReadDocument(Document* doc) = 0;
-
- private:
-  Status status_;
-};
-
 StatusOr<std::unique_ptr<DocumentReader>> OpenDocumentReader(Storage& storage,
                                                              const InputRange& range,
                                                              const ReaderOptions& options);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "tokenmill/io/readers.h"
 #include "tokenmill/io/test_util.h"
 
 namespace tokenmill {

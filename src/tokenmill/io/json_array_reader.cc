@@ -14,20 +14,14 @@ constexpr size_t kReadSize = size_t{1} << 20;
 
 bool IsJsonSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-class JsonArrayReader final : public StickyErrorReader {
+class JsonArrayReader final : public StreamDocumentReader {
  public:
   JsonArrayReader(std::unique_ptr<DecodingStream> stream, std::string name,
                   const ReaderOptions& options, JsonRecordParser parser)
-      : stream_(std::move(stream)),
+      : StreamDocumentReader(std::move(stream)),
         name_(std::move(name)),
         options_(options),
         parser_(std::move(parser)) {}
-
-  const ReaderStats& stats() const override {
-    stats_.bytes_in = stream_->bytes_in();
-    stats_.bytes_decoded = stream_->bytes_out();
-    return stats_;
-  }
 
  private:
   enum class State { kStart, kBeforeElement, kAfterElement, kEnd };
@@ -42,7 +36,7 @@ class JsonArrayReader final : public StickyErrorReader {
     if (pos_ == buf_.size()) {
       offset_ += buf_.size();
       buf_.resize(kReadSize);
-      TM_ASSIGN_OR_RETURN(const size_t n, stream_->Read(buf_.data(), buf_.size()));
+      TM_ASSIGN_OR_RETURN(const size_t n, stream()->Read(buf_.data(), buf_.size()));
       buf_.resize(n);
       pos_ = 0;
       if (n == 0) return false;
@@ -230,7 +224,6 @@ class JsonArrayReader final : public StickyErrorReader {
     }
   }
 
-  std::unique_ptr<DecodingStream> stream_;
   std::string name_;
   ReaderOptions options_;
   JsonRecordParser parser_;
@@ -241,7 +234,6 @@ class JsonArrayReader final : public StickyErrorReader {
   uint64_t element_ = 0;
   std::string element_bytes_;
   std::string scratch_;
-  mutable ReaderStats stats_;
 };
 
 }  // namespace

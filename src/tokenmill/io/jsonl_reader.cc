@@ -16,20 +16,14 @@ bool IsJsonBlank(std::string_view line) {
   return true;
 }
 
-class JsonlReader final : public StickyErrorReader {
+class JsonlReader final : public StreamDocumentReader {
  public:
   JsonlReader(std::unique_ptr<DecodingStream> stream, InputPosition position,
               const ReaderOptions& options, JsonRecordParser parser, size_t buffer_size)
-      : stream_(std::move(stream)),
+      : StreamDocumentReader(std::move(stream)),
         options_(options),
         parser_(std::move(parser)),
-        lines_(stream_.get(), std::move(position), options.max_document_bytes, buffer_size) {}
-
-  const ReaderStats& stats() const override {
-    stats_.bytes_in = stream_->bytes_in();
-    stats_.bytes_decoded = stream_->bytes_out();
-    return stats_;
-  }
+        lines_(this->stream(), std::move(position), options.max_document_bytes, buffer_size) {}
 
  private:
   StatusOr<bool> ReadDocument(Document* doc) override {
@@ -71,12 +65,10 @@ class JsonlReader final : public StickyErrorReader {
     }
   }
 
-  std::unique_ptr<DecodingStream> stream_;
   ReaderOptions options_;
   JsonRecordParser parser_;
   LineReader lines_;
   std::string scratch_;
-  mutable ReaderStats stats_;
 };
 
 }  // namespace

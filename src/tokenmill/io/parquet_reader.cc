@@ -9,6 +9,7 @@
 #include "tokenmill/io/jsonl_text.h"
 #include "tokenmill/io/parquet_codec.h"
 #include "tokenmill/io/parquet_column.h"
+#include "tokenmill/io/readers.h"
 #include "tokenmill/io/string_stream.h"
 
 namespace tokenmill {

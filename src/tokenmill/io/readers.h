@@ -11,12 +11,44 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "tokenmill/io/decompress.h"
 #include "tokenmill/io/document_reader.h"
 #include "tokenmill/io/line_reader.h"
 
 namespace tokenmill {
+
+// A DocumentReader whose error sticks: Next() returns ReadDocument()'s result, and once that was
+// an error, the same error again without reading any further.
+class StickyErrorReader : public DocumentReader {
+ public:
+  StatusOr<bool> Next(Document* doc) final;
+
+ protected:
+  // The next document, as Next() promises; not called again after it returned an error.
+  virtual StatusOr<bool> ReadDocument(Document* doc) = 0;
+
+ private:
+  Status status_;
+};
+
+// A StickyErrorReader of a DecodingStream: stats() is the reader's own counts (stats_) with the
+// stream's bytes in and out.
+class StreamDocumentReader : public StickyErrorReader {
+ public:
+  const ReaderStats& stats() const final;
+
+ protected:
+  explicit StreamDocumentReader(std::unique_ptr<DecodingStream> stream)
+      : stream_(std::move(stream)) {}
+  DecodingStream* stream() const { return stream_.get(); }
+
+  mutable ReaderStats stats_;
+
+ private:
+  std::unique_ptr<DecodingStream> stream_;
+};
 
 // `raw` yields the bytes of the object `name` from byte `range_begin` on (0 for a whole object;
 // compressed objects are always read whole). `length_hint`, if known, is the number of bytes

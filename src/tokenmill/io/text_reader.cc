@@ -7,19 +7,13 @@
 namespace tokenmill {
 namespace {
 
-class TextReader final : public StickyErrorReader {
+class TextReader final : public StreamDocumentReader {
  public:
   TextReader(std::unique_ptr<DecodingStream> stream, InputPosition position,
              const ReaderOptions& options, size_t buffer_size)
-      : stream_(std::move(stream)),
+      : StreamDocumentReader(std::move(stream)),
         options_(options),
-        lines_(stream_.get(), std::move(position), options.max_document_bytes, buffer_size) {}
-
-  const ReaderStats& stats() const override {
-    stats_.bytes_in = stream_->bytes_in();
-    stats_.bytes_decoded = stream_->bytes_out();
-    return stats_;
-  }
+        lines_(this->stream(), std::move(position), options.max_document_bytes, buffer_size) {}
 
  private:
   StatusOr<bool> ReadDocument(Document* doc) override {
@@ -77,11 +71,9 @@ class TextReader final : public StickyErrorReader {
     return true;
   }
 
-  std::unique_ptr<DecodingStream> stream_;
   ReaderOptions options_;
   LineReader lines_;
   std::string scratch_;
-  mutable ReaderStats stats_;
 };
 
 }  // namespace
