@@ -163,6 +163,33 @@ TEST(DocumentReaderTest, JsonlFilesWithErrorsNameFileAndLine) {
   EXPECT_THAT(docs.status().message(), HasSubstr(url + ":2 (decompressed byte 14)"));
 }
 
+// Every reader of a decoding stream counts the object's bytes read and decoded, whatever its
+// format and compression.
+TEST(DocumentReaderTest, EveryStreamFormatCountsTheBytesReadAndDecoded) {
+  testing::TempDir dir;
+  const std::vector<std::pair<InputFormat, std::string>> inputs = {
+      {InputFormat::kText, "one\n\ntwo three\n"},
+      {InputFormat::kJsonl, "{\"text\": \"one\"}\n{\"text\": \"two three\"}\n"},
+      {InputFormat::kJson, "[{\"text\": \"one\"}, {\"text\": \"two three\"}]\n"}};
+  for (const auto& [format, content] : inputs) {
+    ReaderOptions options;
+    options.format = format;
+    const std::string name = "in" + std::to_string(static_cast<int>(format));
+    const std::string gzipped = testing::Gzip(content);
+    for (const auto& [url, size] :
+         {std::pair{dir.Write(name + ".txt", content), content.size()},
+          std::pair{dir.Write(name + ".txt.gz", gzipped), gzipped.size()}}) {
+      ReaderStats stats;
+      auto docs = ReadUrl(url, options, &stats);
+      ASSERT_TRUE(docs.ok()) << url << ": " << docs.status().ToString();
+      EXPECT_EQ(Texts(*docs), (std::vector<std::string>{"one", "two three"})) << url;
+      EXPECT_EQ(stats.bytes_in, size) << url;
+      EXPECT_EQ(stats.bytes_decoded, content.size()) << url;
+      EXPECT_EQ(stats.documents, 2u) << url;
+    }
+  }
+}
+
 // The sample corpus: the text files and the JSONL files hold the same documents.
 TEST(DocumentReaderTest, SampleCorpusTextAndJsonlAgree) {
   const std::vector<std::pair<std::string, std::string>> pairs = {
