@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "tokenmill/tokenizer/char_util.h"
+
 namespace tokenmill {
 namespace {
 
@@ -191,27 +193,6 @@ TEST(ContentStatsCollectorTest, CharactersAndLinesOfRandomTextEqualACharByCharCo
   }
 }
 
-// The UTF-8 bytes of a code point (not a surrogate).
-std::string ToUtf8(char32_t cp) {
-  std::string out;
-  if (cp < 0x80) {
-    out += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    out += static_cast<char>(0xC0 | (cp >> 6));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    out += static_cast<char>(0xE0 | (cp >> 12));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (cp >> 18));
-    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (cp & 0x3F));
-  }
-  return out;
-}
-
 TEST(ContentStatsCollectorTest, ManyDistinctCharactersAcrossDocumentsAreEachClassifiedRight) {
   // The collector remembers the classes of recent characters beyond ASCII and U+4E00..U+9FFF in
   // a small table: thousands of distinct ones (from every script class, most of them sharing a
@@ -230,7 +211,7 @@ TEST(ContentStatsCollectorTest, ManyDistinctCharactersAcrossDocumentsAreEachClas
       const auto& [lo, hi] = ranges[rng() % ranges.size()];
       const auto cp = static_cast<char32_t>(lo + rng() % (hi - lo + 1));
       if (cp >= 0x4E00 && cp <= 0x9FFF) continue;
-      text += ToUtf8(cp);
+      hf::AppendUtf8(cp, &text);
       ++chars[static_cast<int>(ClassifyCodePoint(cp))];
     }
     wide.AddDocument(text, 0);
