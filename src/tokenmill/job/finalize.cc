@@ -254,12 +254,7 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
   const TaskStats& s = result.totals;
   if (spec.examples.kind == ExampleKind::kGpt) {
     // The BOS and end-of-document ids the examples carry, from the job's copy of the tokenizer.
-    std::vector<TokenizerFile> files;
-    for (const auto& f : job.tokenizer_files) {
-      TM_ASSIGN_OR_RETURN(std::string data, store->Read(paths.TokenizerFile(f.role, f.name)));
-      files.push_back({f.role, f.name, std::move(data)});
-    }
-    TM_ASSIGN_OR_RETURN(auto tokenizer, LoadSharedTokenizer(spec.tokenizer, files));
+    TM_ASSIGN_OR_RETURN(auto tokenizer, LoadJobTokenizer(*store, paths, job, spec.tokenizer));
     TM_ASSIGN_OR_RETURN(auto gpt, GptBuilder::Create(spec.examples, *tokenizer));
     auto id = [](std::optional<uint32_t> v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
     manifest["special_ids"] = {{"bos", id(gpt->bos_id())}, {"eod", id(gpt->eod_id())}};

@@ -199,6 +199,24 @@ StatusOr<std::vector<TaskDef>> ReadTasks(Storage& store, const StorePaths& paths
   return tasks;
 }
 
+StatusOr<std::shared_ptr<const Tokenizer>> LoadJobTokenizer(Storage& store, const StorePaths& paths,
+                                                            const JobRecord& job,
+                                                            const TokenizerOptions& options) {
+  std::vector<TokenizerFile> files;
+  for (const auto& rec : job.tokenizer_files) {
+    const std::string location = paths.TokenizerFile(rec.role, rec.name);
+    TM_ASSIGN_OR_RETURN(std::string data, store.Read(location));
+    std::string sha256 = Sha256Hex(data);
+    if (sha256 != rec.sha256) {
+      return Status::DataLoss("tokenizer file " + location +
+                              " does not match its sha256 in job.json; the store was modified " +
+                              "by hand: plan the job again with --fresh");
+    }
+    files.push_back({rec.role, rec.name, std::move(data), std::move(sha256)});
+  }
+  return LoadSharedTokenizer(options, files);
+}
+
 StatusOr<PlanResult> PlanJob(JobSpec spec, const PlanOptions& options) {
   PlanResult result;
   result.store = StoreLocation(spec, options.store);
@@ -267,7 +285,7 @@ StatusOr<PlanResult> PlanJob(JobSpec spec, const PlanOptions& options) {
     TM_RETURN_IF_ERROR(store->Write(paths.TokenizerFile(role, rec.name), *data));
     digest_input += rec.role + " " + rec.name + " " + rec.sha256 + "\n";
     job.tokenizer_files.push_back(rec);
-    files.push_back({role, rec.name, std::move(data).value()});
+    files.push_back({role, rec.name, std::move(data).value(), rec.sha256});
   }
   job.tokenizer_digest = Sha256Hex(digest_input);
   // Fail early on a tokenizer that does not load (missing [UNK], bad file...); a worker of the

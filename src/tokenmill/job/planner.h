@@ -3,6 +3,7 @@
 // Thread-safety: functions; safe to call from any thread.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,5 +42,12 @@ StatusOr<JobRecord> ReadJobRecord(Storage& store, const StorePaths& paths);
 // Reads tasks.jsonl and verifies it against the job record's sha256.
 StatusOr<std::vector<TaskDef>> ReadTasks(Storage& store, const StorePaths& paths,
                                          const JobRecord& job);
+
+// The job's tokenizer, built with `options` (the spec's) from the copies of its files in the
+// store, each verified against its sha256 in the job record (DataLoss if one differs). Each file
+// is hashed once; a process builds the tokenizer once (LoadSharedTokenizer).
+StatusOr<std::shared_ptr<const Tokenizer>> LoadJobTokenizer(Storage& store, const StorePaths& paths,
+                                                            const JobRecord& job,
+                                                            const TokenizerOptions& options);
 
 }  // namespace tokenmill

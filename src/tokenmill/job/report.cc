@@ -3,9 +3,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "tokenmill/base/sha256.h"
 #include "tokenmill/job/job_spec.h"
 #include "tokenmill/job/job_status.h"
+#include "tokenmill/job/planner.h"
 #include "tokenmill/storage/storage.h"
 
 namespace tokenmill {
@@ -16,16 +16,7 @@ StatusOr<std::shared_ptr<const Tokenizer>> LoadStoreTokenizer(Storage& store,
                                                               const StorePaths& paths,
                                                               const JobRecord& job) {
   TM_ASSIGN_OR_RETURN(JobSpec spec, JobSpec::FromJson(job.spec_json));
-  std::vector<TokenizerFile> files;
-  for (const auto& rec : job.tokenizer_files) {
-    const std::string url = paths.TokenizerFile(rec.role, rec.name);
-    TM_ASSIGN_OR_RETURN(std::string data, store.Read(url));
-    if (Sha256Hex(data) != rec.sha256) {
-      return Status::DataLoss("tokenizer file " + url + " does not match its sha256 in job.json");
-    }
-    files.push_back({rec.role, rec.name, std::move(data)});
-  }
-  return LoadSharedTokenizer(spec.tokenizer, files);
+  return LoadJobTokenizer(store, paths, job, spec.tokenizer);
 }
 
 std::string Text(const nlohmann::json& j, const char* table, const char* key) {

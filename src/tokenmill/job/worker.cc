@@ -19,7 +19,6 @@
 
 #include "tokenmill/base/cpus.h"
 #include "tokenmill/base/log.h"
-#include "tokenmill/base/sha256.h"
 #include "tokenmill/job/job_spec.h"
 #include "tokenmill/job/planner.h"
 #include "tokenmill/job/record_checks.h"
@@ -184,16 +183,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   TM_ASSIGN_OR_RETURN(std::vector<TaskDef> tasks, ReadTasks(*store, paths, job));
   for (const TaskDef& task : tasks) TM_RETURN_IF_ERROR(CheckTaskInJob(spec, task, paths.Tasks()));
 
-  std::vector<TokenizerFile> files;
-  for (const auto& rec : job.tokenizer_files) {
-    TM_ASSIGN_OR_RETURN(std::string data, store->Read(paths.TokenizerFile(rec.role, rec.name)));
-    if (Sha256Hex(data) != rec.sha256) {
-      return Status::DataLoss("tokenizer file " + paths.TokenizerFile(rec.role, rec.name) +
-                              " does not match its sha256 in job.json");
-    }
-    files.push_back({rec.role, rec.name, std::move(data)});
-  }
-  TM_ASSIGN_OR_RETURN(auto tokenizer, LoadSharedTokenizer(spec.tokenizer, files));
+  TM_ASSIGN_OR_RETURN(auto tokenizer, LoadJobTokenizer(*store, paths, job, spec.tokenizer));
   TM_ASSIGN_OR_RETURN(Storage * output, StorageFor(spec.output.path));
 
   const std::string worker_id = options.worker_id.empty() ? MakeWorkerId() : options.worker_id;

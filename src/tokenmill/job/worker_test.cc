@@ -1,5 +1,5 @@
-// RunWorker's claims made while the task runs, and RemoveStaleScratch: the scratch folders that
-// killed workers of this host left behind.
+// RunWorker's claims made while the task runs, the job's tokenizer checked against its digests,
+// and RemoveStaleScratch: the scratch folders that killed workers of this host left behind.
 #include "tokenmill/job/worker.h"
 
 #include <gtest/gtest.h>
@@ -137,6 +137,48 @@ class StaleScratchTest : public ::testing::Test {
   testing::TempDir tmp_{"tm_scratch"};
   const std::string dir_ = tmp_.path();
 };
+
+// The job's tokenizer comes from the store's copy of its files, each checked against its digest
+// in job.json: a copy changed after planning stops the worker before any task, naming the file.
+TEST(JobTokenizerTest, AStoreCopyThatNoLongerMatchesItsDigestStopsTheWorker) {
+  testing::TempDir tmp("tm_job_tokenizer");
+  const std::string dir = tmp.path();
+  const std::string store = PlanSmallJob(dir, 2);
+  ASSERT_FALSE(store.empty());
+  auto storage = StorageFor(store);
+  ASSERT_TRUE(storage.ok());
+  const StorePaths paths(store);
+  auto job = ReadJobRecord(**storage, paths);
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  auto spec = JobSpec::FromJson(job->spec_json);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  auto loaded = LoadJobTokenizer(**storage, paths, *job, spec->tokenizer);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_GT((*loaded)->vocab_size(), 0u);
+
+  ASSERT_FALSE(job->tokenizer_files.empty());
+  const auto& rec = job->tokenizer_files[0];
+  const std::string copy = paths.TokenizerFile(rec.role, rec.name);
+  auto data = (*storage)->Read(copy);
+  ASSERT_TRUE(data.ok());
+  ASSERT_TRUE((*storage)->Write(copy, *data + "extra\n").ok());
+  auto changed = LoadJobTokenizer(**storage, paths, *job, spec->tokenizer);
+  ASSERT_FALSE(changed.ok());
+  EXPECT_EQ(changed.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(changed.status().message().find(copy), std::string::npos)
+      << changed.status().ToString();
+  EXPECT_NE(changed.status().message().find("--fresh"), std::string::npos);
+
+  WorkerOptions options;
+  options.store = store;
+  options.threads = 1;
+  options.scratch_dir = dir + "/scratch";
+  auto worker = RunWorker(options);
+  ASSERT_FALSE(worker.ok());
+  EXPECT_EQ(worker.status().code(), StatusCode::kDataLoss) << worker.status().ToString();
+  EXPECT_EQ((*storage)->Stat(paths.Done(0)).status().code(), StatusCode::kNotFound)
+      << "no task ran";
+}
 
 TEST_F(StaleScratchTest, RemovesOnlyOldFoldersOfThisHostsDeadWorkers) {
   const auto old = std::chrono::hours(2);

@@ -151,8 +151,8 @@ std::string SharedTokenizerKey(const TokenizerOptions& o, const std::vector<Toke
                     std::to_string(o.split_special_tokens) + "|" +
                     std::to_string(static_cast<int>(o.compat));
   for (const TokenizerFile& f : files) {
-    key +=
-        "|" + f.role + ":" + std::to_string(f.name.size()) + ":" + f.name + ":" + Sha256Hex(f.data);
+    key += "|" + f.role + ":" + std::to_string(f.name.size()) + ":" + f.name + ":" +
+           (f.sha256.empty() ? Sha256Hex(f.data) : f.sha256);
   }
   return key;
 }

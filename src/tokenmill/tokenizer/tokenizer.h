@@ -107,6 +107,9 @@ struct TokenizerFile {
   std::string role;  // "main" or "merges"
   std::string name;  // base name, e.g. "vocab.txt", "cl100k_base.tiktoken"
   std::string data;
+  // Sha256Hex(data) where the caller has already computed it (LoadSharedTokenizer then does not
+  // hash the file again: a Gemma-3 tokenizer.json is 33 MB); empty otherwise.
+  std::string sha256 = {};
 };
 
 // The locations of the files `options` needs (options.path first).

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tokenmill/base/sha256.h"
 #include "tokenmill/tokenizer/tokenizer.h"
 
 namespace tokenmill {
@@ -68,6 +69,24 @@ TEST(WordPieceFactoryTest, SharedTokenizersAreBuiltOncePerOptionsAndBytes) {
   EXPECT_EQ(Encode(**a, "HI"), (std::vector<uint32_t>{3}));
   // Errors are not kept.
   EXPECT_FALSE(LoadSharedTokenizer(options, {{"main", "vocab.txt", "hi\n"}}).ok());
+}
+
+TEST(WordPieceFactoryTest, ASharedTokenizerFoundByTheDigestItsCallerGives) {
+  const std::string vocab = "[UNK]\n[CLS]\n[SEP]\nwith\ndigest\n";
+  TokenizerOptions options;
+  options.path = "vocab.txt";
+  auto hashed = LoadSharedTokenizer(options, {{"main", "vocab.txt", vocab}});
+  ASSERT_TRUE(hashed.ok()) << hashed.status().ToString();
+  // The digest given is the one it would compute: the same tokenizer, not a second build.
+  auto given = LoadSharedTokenizer(options, {{"main", "vocab.txt", vocab, Sha256Hex(vocab)}});
+  ASSERT_TRUE(given.ok()) << given.status().ToString();
+  EXPECT_EQ(given->get(), hashed->get());
+  // The key is the digest: a caller's digest stands for the bytes (it verified them).
+  const std::string other = "[UNK]\n[CLS]\n[SEP]\nother\n";
+  auto by_other_digest =
+      LoadSharedTokenizer(options, {{"main", "vocab.txt", vocab, Sha256Hex(other)}});
+  ASSERT_TRUE(by_other_digest.ok());
+  EXPECT_NE(by_other_digest->get(), hashed->get());
 }
 
 TEST(WordPieceFactoryTest, CompatModeFromOptions) {
