@@ -836,28 +836,8 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
       if (token == unk) model.set_unknown_id(value.get<uint32_t>());
     }
   }
-  size_t index = 0;
-  for (const nlohmann::json& merge : m.at("merges")) {
-    ++index;
-    std::string a;
-    std::string b;
-    if (merge.is_string()) {
-      const std::string s = merge.get<std::string>();
-      const size_t space = s.find(' ');
-      if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos) {
-        return Status::InvalidArgument(std::string(source) + ": model.merges entry " +
-                                       std::to_string(index) + " \"" + s +
-                                       "\": expected two tokens separated by one space");
-      }
-      a = s.substr(0, space);
-      b = s.substr(space + 1);
-    } else if (merge.is_array() && merge.size() == 2) {
-      a = merge[0].get<std::string>();
-      b = merge[1].get<std::string>();
-    } else {
-      return Status::InvalidArgument(std::string(source) + ": model.merges entry " +
-                                     std::to_string(index) + " is neither \"a b\" nor [a, b]");
-    }
+  // Each merge "a b" or [a, b] by its 1-based index in model.merges.
+  auto add_merge = [&](size_t index, const std::string& a, const std::string& b) -> Status {
     const std::optional<std::string> ab = ByteLevelToBytes(a);
     const std::optional<std::string> bb = ByteLevelToBytes(b);
     const uint32_t left = ab.has_value() ? model.Find(*ab) : BpeModel::kNone;
@@ -870,6 +850,36 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
     Status st = model.AddMerge(left, right);
     if (!st.ok()) {
       return st.WithContext(std::string(source) + ": model.merges entry " + std::to_string(index));
+    }
+    return Status::Ok();
+  };
+  if (parsed.merges.has_value()) {  // taken out by the parser, well-formed
+    size_t index = 0;
+    for (const auto& [a, b] : *parsed.merges) TM_RETURN_IF_ERROR(add_merge(++index, a, b));
+  } else {
+    size_t index = 0;
+    for (const nlohmann::json& merge : m.at("merges")) {
+      ++index;
+      std::string a;
+      std::string b;
+      if (merge.is_string()) {
+        const std::string s = merge.get<std::string>();
+        const size_t space = s.find(' ');
+        if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos) {
+          return Status::InvalidArgument(std::string(source) + ": model.merges entry " +
+                                         std::to_string(index) + " \"" + s +
+                                         "\": expected two tokens separated by one space");
+        }
+        a = s.substr(0, space);
+        b = s.substr(space + 1);
+      } else if (merge.is_array() && merge.size() == 2) {
+        a = merge[0].get<std::string>();
+        b = merge[1].get<std::string>();
+      } else {
+        return Status::InvalidArgument(std::string(source) + ": model.merges entry " +
+                                       std::to_string(index) + " is neither \"a b\" nor [a, b]");
+      }
+      TM_RETURN_IF_ERROR(add_merge(index, a, b));
     }
   }
   Status st = model.Finish();

@@ -574,6 +574,42 @@ StatusOr<std::unique_ptr<Tokenizer>> FromJson(const nlohmann::json& j, bool spli
   return LoadBpeTokenizerJson(options, j.dump(), "small/tokenizer.json");
 }
 
+// model.merges as "a b" strings or [a, b] pairs gives the same tokenizer; an entry of neither form,
+// or a token not in the vocabulary, is refused with the entry's 1-based index.
+TEST(BpeTokenizerJsonTest, MergesAsStringsOrPairsAndBadEntriesNamed) {
+  auto j = SmallTokenizerJson({{"a", "b"}, {"ab", "c"}, {ByteChar(' '), "abc"}});
+  auto strings = FromJson(j);
+  ASSERT_TRUE(strings.ok()) << strings.status().ToString();
+  nlohmann::json pairs = nlohmann::json::array();
+  for (const auto& m : j["model"]["merges"]) {
+    const std::string s = m.get<std::string>();
+    pairs.push_back({s.substr(0, s.find(' ')), s.substr(s.find(' ') + 1)});
+  }
+  auto jp = j;
+  jp["model"]["merges"] = pairs;
+  auto as_pairs = FromJson(jp);
+  ASSERT_TRUE(as_pairs.ok()) << as_pairs.status().ToString();
+  for (const std::string text : {"abc", " abc abcab", "cab ab"}) {
+    EXPECT_EQ(Ids(**as_pairs, text), Ids(**strings, text)) << text;
+  }
+  EXPECT_THAT(Ids(**strings, " abc"), ElementsAre(258u));
+  const std::pair<nlohmann::json, std::string> bad[] = {
+      {"ab", "entry 2 \"ab\": expected two tokens separated by one space"},
+      {"a b c", "entry 2 \"a b c\": expected two tokens separated by one space"},
+      {nlohmann::json::array({"a"}), "entry 2 is neither \"a b\" nor [a, b]"},
+      {7, "entry 2 is neither \"a b\" nor [a, b]"},
+      {"a zz", "entry 2: token \"zz\" is not in model.vocab"},
+      {nlohmann::json::array({"zz", "a"}), "entry 2: token \"zz\" is not in model.vocab"}};
+  for (const auto& [entry, message] : bad) {
+    auto jb = j;
+    jb["model"]["merges"][1] = entry;
+    auto t = FromJson(jb);
+    ASSERT_FALSE(t.ok()) << entry.dump();
+    EXPECT_THAT(t.status().message(), HasSubstr("small/tokenizer.json: model.merges " + message))
+        << entry.dump();
+  }
+}
+
 TEST(BpeTokenizerJsonTest, AddPrefixSpace) {
   auto j = SmallTokenizerJson({{"a", "b"}, {ByteChar(' '), "a"}});
   j["pre_tokenizer"]["add_prefix_space"] = true;

@@ -500,6 +500,7 @@ Status ReadVocabObject(std::optional<JsonMembers>* members, std::string_view sou
 // have read before building the model's tables, so the DOM and the tables never live in full
 // together (a 33 MB Gemma-3 file is ~300 MB of DOM).
 StatusOr<std::unique_ptr<Model>> ReadBpe(json& m, std::optional<JsonMembers>* members,
+                                         std::optional<MergePairs>* parsed_merges,
                                          std::string_view source) {
   if (m.contains("dropout") && !m["dropout"].is_null() && m["dropout"].get<double>() != 0.0) {
     return Bad(source, "model.dropout",
@@ -509,23 +510,28 @@ StatusOr<std::unique_ptr<Model>> ReadBpe(json& m, std::optional<JsonMembers>* me
   TM_RETURN_IF_ERROR(ReadVocabObject(members, source, &vocab));
   auto mi = m.find("merges");
   if (mi == m.end() || !mi->is_array()) return Bad(source, "model.merges", "missing or not a list");
-  std::vector<std::pair<std::string, std::string>> merges;
-  merges.reserve(mi->size());
-  for (size_t i = 0; i < mi->size(); ++i) {
-    json& e = (*mi)[i];
-    if (e.is_string()) {
-      const std::string s = std::move(e.get_ref<std::string&>());
-      const size_t space = s.find(' ');
-      if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos) {
-        return Bad(source, "model.merges[" + std::to_string(i) + "]",
-                   "\"" + s + "\": expected two tokens separated by one space");
+  MergePairs merges;
+  if (parsed_merges->has_value()) {  // taken out by the parser, well-formed
+    merges = std::move(**parsed_merges);
+    parsed_merges->reset();
+  } else {
+    merges.reserve(mi->size());
+    for (size_t i = 0; i < mi->size(); ++i) {
+      json& e = (*mi)[i];
+      if (e.is_string()) {
+        const std::string s = std::move(e.get_ref<std::string&>());
+        const size_t space = s.find(' ');
+        if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos) {
+          return Bad(source, "model.merges[" + std::to_string(i) + "]",
+                     "\"" + s + "\": expected two tokens separated by one space");
+        }
+        merges.emplace_back(s.substr(0, space), s.substr(space + 1));
+      } else if (e.is_array() && e.size() == 2 && e[0].is_string() && e[1].is_string()) {
+        merges.emplace_back(std::move(e[0].get_ref<std::string&>()),
+                            std::move(e[1].get_ref<std::string&>()));
+      } else {
+        return Bad(source, "model.merges[" + std::to_string(i) + "]", "neither \"a b\" nor [a, b]");
       }
-      merges.emplace_back(s.substr(0, space), s.substr(space + 1));
-    } else if (e.is_array() && e.size() == 2 && e[0].is_string() && e[1].is_string()) {
-      merges.emplace_back(std::move(e[0].get_ref<std::string&>()),
-                          std::move(e[1].get_ref<std::string&>()));
-    } else {
-      return Bad(source, "model.merges[" + std::to_string(i) + "]", "neither \"a b\" nor [a, b]");
     }
   }
   hf::HfBpeOptions o;
@@ -634,7 +640,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadImpl(const TokenizerOptions& options,
   if (type.empty() && m.contains("vocab") && m["vocab"].is_object()) type = "WordLevel";
   if (type.empty() && m.contains("vocab") && m["vocab"].is_array()) type = "Unigram";
   if (type == "BPE") {
-    TM_ASSIGN_OR_RETURN(t->model_, ReadBpe(m, &parsed.vocab, source));
+    TM_ASSIGN_OR_RETURN(t->model_, ReadBpe(m, &parsed.vocab, &parsed.merges, source));
     t->kind_ = TokenizerKind::kBytePairEncoding;
   } else if (type == "WordLevel") {
     TM_ASSIGN_OR_RETURN(t->model_, ReadWordLevel(m, &parsed.vocab, source));

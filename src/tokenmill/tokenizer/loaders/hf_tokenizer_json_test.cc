@@ -211,6 +211,35 @@ TEST(HfPipelineTest, EncodeInPiecesEqualsEncodeOnTheLlamaLayout) {
   EXPECT_GT(EncPieces(**t, "hh hh hh hh", 1).second, 1);
 }
 
+// model.merges as "a b" strings or [a, b] pairs gives the same tokenizer; an entry of neither
+// form is refused with its 0-based index.
+TEST(HfPipelineTest, MergesAsStringsOrPairsAndBadEntriesNamed) {
+  auto strings = Load(LlamaLike());
+  ASSERT_TRUE(strings.ok()) << strings.status().ToString();
+  json j = LlamaLike();
+  j["model"]["merges"] = json::array({json::array({kMeta, "h"}), json::array({kMeta + "h", "i"})});
+  auto pairs = Load(j);
+  ASSERT_TRUE(pairs.ok()) << pairs.status().ToString();
+  for (const std::string text : {"hi", "hi hi!", " h i"}) {
+    EXPECT_EQ(Enc(**pairs, text), Enc(**strings, text)) << text;
+  }
+  EXPECT_EQ(Enc(**pairs, "hi"), (Ids{7}));
+  const std::pair<json, std::string> bad[] = {
+      {kMeta + "h",
+       "model.merges[1]: \"" + kMeta + "h\": expected two tokens separated by one space"},
+      {"a b c", "model.merges[1]: \"a b c\": expected two tokens separated by one space"},
+      {json::array({"a", "b", "c"}), "model.merges[1]: neither \"a b\" nor [a, b]"},
+      {json::array({"a", 1}), "model.merges[1]: neither \"a b\" nor [a, b]"}};
+  for (const auto& [entry, message] : bad) {
+    json jb = LlamaLike();
+    jb["model"]["merges"][1] = entry;
+    auto t = Load(jb);
+    ASSERT_FALSE(t.ok()) << entry.dump();
+    EXPECT_NE(t.status().message().find("tokenizer.json: " + message), std::string::npos)
+        << t.status().ToString();
+  }
+}
+
 TEST(HfPipelineTest, EncodeValidUtf8GivesEncodesIds) {
   auto t = Load(LlamaLike());
   ASSERT_TRUE(t.ok()) << t.status().ToString();

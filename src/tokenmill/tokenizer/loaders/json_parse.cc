@@ -93,17 +93,90 @@ nlohmann::json ConvertObject(simdjson::dom::object object, std::string_view key,
   return out;
 }
 
-// Convert for the "model" object of a tokenizer.json: model.vocab, if an object, goes to *vocab.
-nlohmann::json ConvertModel(simdjson::dom::object model, std::optional<JsonMembers>* vocab) {
-  vocab->reset();  // of duplicate "model" keys, the last one's vocabulary
-  return ConvertObject(model, "vocab", [&](simdjson::dom::element value) {
-    if (value.type() != simdjson::dom::element_type::OBJECT) {
-      vocab->reset();
-      return Convert(value);
+// Where a merge "a b" splits: its one space, or npos if it has none or more than one.
+size_t MergeSpace(std::string_view s) {
+  const size_t space = s.find(' ');
+  if (space == std::string_view::npos || s.find(' ', space + 1) != std::string_view::npos) {
+    return std::string_view::npos;
+  }
+  return space;
+}
+
+// A merge "a b": its two tokens, if the string has exactly one space.
+bool SplitMerge(std::string_view s, MergePairs* out) {
+  const size_t space = MergeSpace(s);
+  if (space == std::string_view::npos) return false;
+  out->emplace_back(std::string(s.substr(0, space)), std::string(s.substr(space + 1)));
+  return true;
+}
+
+// model.merges as pairs, if it is an array of well-formed entries (see ParsedTokenizerJson).
+std::optional<MergePairs> MergesOf(simdjson::dom::element value) {
+  if (value.type() != simdjson::dom::element_type::ARRAY) return std::nullopt;
+  const simdjson::dom::array array = value.get_array().value_unsafe();
+  MergePairs merges;
+  merges.reserve(array.size());
+  for (const auto e : array) {
+    if (e.type() == simdjson::dom::element_type::STRING) {
+      if (!SplitMerge(e.get_string().value_unsafe(), &merges)) return std::nullopt;
+      continue;
     }
-    *vocab = Members(value.get_object().value_unsafe());
-    return nlohmann::json(nlohmann::json::object());
-  });
+    if (e.type() != simdjson::dom::element_type::ARRAY) return std::nullopt;
+    const simdjson::dom::array pair = e.get_array().value_unsafe();
+    std::string_view parts[2];
+    size_t n = 0;
+    for (const auto part : pair) {
+      if (n == 2 || part.type() != simdjson::dom::element_type::STRING) return std::nullopt;
+      parts[n++] = part.get_string().value_unsafe();
+    }
+    if (n != 2) return std::nullopt;
+    merges.emplace_back(std::string(parts[0]), std::string(parts[1]));
+  }
+  return merges;
+}
+
+// The same on a parsed value (the nlohmann path); the strings are moved out of it.
+std::optional<MergePairs> MergesOf(nlohmann::json& value) {
+  if (!value.is_array()) return std::nullopt;
+  for (const nlohmann::json& e : value) {  // all checked first: nothing is moved from a refused one
+    const bool pair = e.is_array() && e.size() == 2 && e[0].is_string() && e[1].is_string();
+    const bool merge =
+        e.is_string() && MergeSpace(e.get_ref<const std::string&>()) != std::string_view::npos;
+    if (!merge && !pair) return std::nullopt;
+  }
+  MergePairs merges;
+  merges.reserve(value.size());
+  for (nlohmann::json& e : value) {
+    if (e.is_string()) {
+      SplitMerge(e.get_ref<const std::string&>(), &merges);
+    } else {
+      merges.emplace_back(std::move(e[0].get_ref<std::string&>()),
+                          std::move(e[1].get_ref<std::string&>()));
+    }
+  }
+  return merges;
+}
+
+// Convert for the "model" object of a tokenizer.json: model.vocab, if an object, goes to *vocab,
+// model.merges, if well-formed, to *merges (the last of duplicate keys).
+nlohmann::json ConvertModel(simdjson::dom::object model, std::optional<JsonMembers>* vocab,
+                            std::optional<MergePairs>* merges) {
+  vocab->reset();  // of duplicate "model" keys, the last one's vocabulary and merges
+  merges->reset();
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto field : model) {
+    nlohmann::json& slot = out[std::string(field.key)];
+    if (field.key == "vocab" && field.value.type() == simdjson::dom::element_type::OBJECT) {
+      *vocab = Members(field.value.get_object().value_unsafe());
+      slot = nlohmann::json::object();
+    } else if (field.key == "merges" && (*merges = MergesOf(field.value)).has_value()) {
+      slot = nlohmann::json::array();
+    } else {
+      if (field.key == "vocab") vocab->reset();
+      slot = Convert(field.value);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -121,9 +194,10 @@ ParsedTokenizerJson ParseTokenizerJsonText(std::string_view text) {
       ConvertObject(root.get_object().value_unsafe(), "model", [&](simdjson::dom::element value) {
         if (value.type() != simdjson::dom::element_type::OBJECT) {
           out.vocab.reset();
+          out.merges.reset();
           return Convert(value);
         }
-        return ConvertModel(value.get_object().value_unsafe(), &out.vocab);
+        return ConvertModel(value.get_object().value_unsafe(), &out.vocab, &out.merges);
       });
   return out;
 }
@@ -147,6 +221,10 @@ ParsedTokenizerJson TakeVocab(nlohmann::json json) {
   if (!out.json.is_object()) return out;
   const auto model = out.json.find("model");
   if (model == out.json.end() || !model->is_object()) return out;
+  if (const auto merges = model->find("merges"); merges != model->end()) {
+    out.merges = MergesOf(*merges);
+    if (out.merges.has_value()) *merges = nlohmann::json::array();
+  }
   const auto vocab = model->find("vocab");
   if (vocab == model->end() || !vocab->is_object()) return out;
   out.vocab = MoveMembers(*vocab);

@@ -7,7 +7,9 @@
 // the same types (non-negative integers unsigned, negative ones signed, others double), the last
 // of duplicate keys, the same strings. A text simdjson rejects (malformed, lone surrogate escapes,
 // integers past 64 bits, nesting past 1024) is handed to nlohmann's parser, so what is accepted
-// and what is discarded does not change.
+// and what is discarded does not change. One difference: an integer written -0 is an unsigned 0
+// here (simdjson keeps no sign for an integer zero) where nlohmann's parser gives a signed 0, so
+// a loader reads it as 0, as HF's own (serde) reader does.
 // Thread-safety: a pure function.
 #pragma once
 
@@ -31,17 +33,26 @@ using JsonMembers = std::vector<std::pair<std::string, nlohmann::json>>;
 // are one big object (GPT-2's encoder.json).
 std::optional<JsonMembers> ParseJsonObjectMembers(std::string_view text);
 
-// A tokenizer.json for the loaders: `json` as ParseJson gives it, except that model.vocab, when
-// it is an object, is an empty object there and its members are in `vocab` (in the order of the
-// file; in key order if `text` went to nlohmann's parser). The vocabulary is most of a file
-// (30,000 to 250,000 entries) and as a std::map it costs more to build and to free than the
-// rest of a load.
+// A BPE model's merges, each as its two tokens.
+using MergePairs = std::vector<std::pair<std::string, std::string>>;
+
+// A tokenizer.json for the loaders: `json` as ParseJson gives it, except for the two big members
+// of "model", which are most of a file and cost more as nlohmann values (a std::map, a node per
+// string) to build and to free than the rest of a load:
+// - model.vocab, when it is an object, is an empty object there and its members are in `vocab`
+//   (in the order of the file; in key order if `text` went to nlohmann's parser);
+// - model.merges, when it is an array of which every entry is a string "a b" with exactly one
+//   space or an array of two strings [a, b], is an empty array there and the entries' two tokens
+//   are in `merges`, in order. Any other merges value stays in `json` whole, for the loaders to
+//   name the entry they refuse.
+// Of duplicate keys the last wins, as in `json`.
 struct ParsedTokenizerJson {
   nlohmann::json json;
   std::optional<JsonMembers> vocab;  // set if model.vocab is an object
+  std::optional<MergePairs> merges;  // set if model.merges is a well-formed array
 };
 ParsedTokenizerJson ParseTokenizerJsonText(std::string_view text);
-// The same from a value already parsed (its model.vocab members are moved out).
+// The same from a value already parsed (its model.vocab members and model.merges moved out).
 ParsedTokenizerJson TakeVocab(nlohmann::json json);
 
 }  // namespace tokenmill

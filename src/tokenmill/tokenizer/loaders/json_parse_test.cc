@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iterator>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -46,6 +49,19 @@ TEST(ParseJsonTest, SameValuesAndTypesAsNlohmann) {
        R"({"nul": "a\u0000b"})"}) {
     ExpectSameAsNlohmann(text);
   }
+}
+
+// The one difference from nlohmann's parser (json_parse.h): an integer -0 is unsigned 0.
+TEST(ParseJsonTest, AnIntegerMinusZeroIsUnsignedZero) {
+  for (const std::string text : {"-0", "[-0]", R"({"model": {"vocab": {"a": -0}}})"}) {
+    const json got = ParseJson(text);
+    const json want = json::parse(text);
+    EXPECT_EQ(got, want) << text;  // the same value
+    const json& zero = got.is_array() ? got[0] : got.is_object() ? got["model"]["vocab"]["a"] : got;
+    EXPECT_TRUE(zero.is_number_unsigned()) << text;
+  }
+  EXPECT_TRUE(ParseJson("-0.0").is_number_float());
+  EXPECT_TRUE(std::signbit(ParseJson("-0.0").get<double>()));
 }
 
 TEST(ParseJsonTest, RealTokenizerFiles) {
@@ -99,13 +115,42 @@ TEST(ParseJsonTest, RandomDocuments) {
   }
 }
 
-// ParseTokenizerJsonText against nlohmann's parser: the same value with model.vocab emptied, and
-// the vocabulary's members those of nlohmann's object (each key once, the last value).
+// model.merges of nlohmann's value as the pairs ParsedTokenizerJson promises, or nullopt: every
+// entry a string with exactly one space, or two strings.
+std::optional<MergePairs> ExpectedMerges(const json& merges) {
+  if (!merges.is_array()) return std::nullopt;
+  MergePairs out;
+  for (const json& e : merges) {
+    if (e.is_array() && e.size() == 2 && e[0].is_string() && e[1].is_string()) {
+      out.emplace_back(e[0].get<std::string>(), e[1].get<std::string>());
+      continue;
+    }
+    if (!e.is_string()) return std::nullopt;
+    const std::string s = e.get<std::string>();
+    if (std::count(s.begin(), s.end(), ' ') != 1) return std::nullopt;
+    const size_t space = s.find(' ');
+    out.emplace_back(s.substr(0, space), s.substr(space + 1));
+  }
+  return out;
+}
+
+// ParseTokenizerJsonText against nlohmann's parser: the same value with model.vocab and
+// model.merges emptied, the vocabulary's members those of nlohmann's object (each key once, the
+// last value), and the merges the pairs of nlohmann's array when it is well-formed.
 void ExpectVocabTakenAsNlohmann(const std::string& text) {
   json want = json::parse(text, nullptr, /*allow_exceptions=*/false);
   const ParsedTokenizerJson got = ParseTokenizerJsonText(text);
   ASSERT_EQ(got.json.is_discarded(), want.is_discarded()) << text;
   if (want.is_discarded()) return;
+  const bool has_model = want.is_object() && want.contains("model") && want["model"].is_object();
+  const std::optional<MergePairs> merges = has_model && want["model"].contains("merges")
+                                               ? ExpectedMerges(want["model"]["merges"])
+                                               : std::nullopt;
+  ASSERT_EQ(got.merges.has_value(), merges.has_value()) << text;
+  if (merges.has_value()) {
+    EXPECT_EQ(*got.merges, *merges) << text;
+    want["model"]["merges"] = json::array();
+  }
   const bool object_vocab = want.is_object() && want.contains("model") &&
                             want["model"].is_object() && want["model"].contains("vocab") &&
                             want["model"]["vocab"].is_object();
@@ -146,6 +191,42 @@ TEST(ParseTokenizerJsonTest, VocabularyTakenOutOfTheValue) {
   EXPECT_EQ((*p.vocab)[0].second, 5);
   EXPECT_EQ((*p.vocab)[1].first, "a");
   EXPECT_EQ((*p.vocab)[2].first, "c");
+}
+
+TEST(ParseTokenizerJsonTest, MergesTakenOutOfTheValueWhenWellFormed) {
+  for (const std::string text :
+       {R"({"model": {"type": "BPE", "merges": ["a b", "ab c"]}})",
+        R"({"model": {"merges": [["a", "b"], ["a b", "c"], ["", " "]]}})",  // pairs keep spaces
+        R"({"model": {"merges": ["a b", ["c", "d"]]}})",                    // both forms
+        R"({"model": {"merges": []}})",
+        R"({"model": {"merges": ["\u0000 \n", "\u00e9 \ud83d\ude00"]}})",  // escapes
+        // Left in the value whole: one entry the loaders must name.
+        R"({"model": {"merges": ["a b", "ab"]}})",        // no space
+        R"({"model": {"merges": ["a b c"]}})",            // two spaces
+        R"({"model": {"merges": [["a"], ["a", "b"]]}})",  // one token
+        R"({"model": {"merges": [["a", "b", "c"]]}})",    // three
+        R"({"model": {"merges": [["a", 1]]}})",           // not a string
+        R"({"model": {"merges": ["a b", 7]}})",           // not a merge
+        R"({"model": {"merges": {"a": "b"}}})",           // not a list
+        R"({"model": {"merges": "a b"}})",
+        // Duplicate keys: the last wins, as in the value.
+        R"({"model": {"merges": ["a b"], "merges": ["c d"]}})",
+        R"({"model": {"merges": ["a b"], "merges": ["cd"]}})",
+        R"({"model": {"merges": ["ab"], "merges": ["c d"]}})",
+        R"({"model": {"merges": ["a b"]}, "model": {"type": "BPE"}})",
+        R"({"model": {"merges": ["a b"]}, "model": 3})", R"({"merges": ["a b"]})",
+        R"([{"model": {"merges": ["a b"]}}])",
+        // nlohmann's parser (an integer past 64 bits elsewhere): the same rule.
+        R"({"x": 123456789012345678901234567890, "model": {"merges": ["a b", ["c", "d"]]}})",
+        R"({"x": 123456789012345678901234567890, "model": {"merges": [["c", "d"], "a b c"]}})"}) {
+    ExpectVocabTakenAsNlohmann(text);
+  }
+  const ParsedTokenizerJson p =
+      ParseTokenizerJsonText(R"({"model": {"merges": ["a b", ["c d", "e"]], "vocab": {"a": 0}}})");
+  ASSERT_TRUE(p.merges.has_value());
+  EXPECT_EQ(*p.merges, (MergePairs{{"a", "b"}, {"c d", "e"}}));
+  EXPECT_EQ(p.json["model"]["merges"], json::array());
+  EXPECT_TRUE(p.vocab.has_value());
 }
 
 TEST(ParseTokenizerJsonTest, ObjectMembers) {
