@@ -1,5 +1,5 @@
 // ParseJson: a JSON text into nlohmann::json, read by simdjson; ParseTokenizerJsonText also keeps
-// a tokenizer.json's vocabulary out of nlohmann's map.
+// a tokenizer.json's vocabulary and merges out of nlohmann's values.
 //
 // The tokenizer loaders read their files (tokenizer.json, encoder.json) as nlohmann::json, whose
 // own parser costs about 60 instructions a byte: 80 M for bert-base-uncased's 700 KB, most of
