@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tokenmill/testing/expected_merges.h"
 #include "tokenmill/tokenizer/loaders/json_parse.h"
 
 namespace tokenmill {
@@ -49,27 +50,6 @@ bool SameMembers(const JsonMembers& members, const json& object) {
   return SameTyped(built, object);
 }
 
-// model.merges of nlohmann's value as ParsedTokenizerJson's pairs, if every entry is a string with
-// exactly one space or an array of two strings.
-std::optional<MergePairs> ExpectedMerges(const json& merges) {
-  if (!merges.is_array()) return std::nullopt;
-  MergePairs out;
-  for (const json& e : merges) {
-    if (e.is_array() && e.size() == 2 && e[0].is_string() && e[1].is_string()) {
-      out.emplace_back(e[0].get<std::string>(), e[1].get<std::string>());
-      continue;
-    }
-    if (!e.is_string()) return std::nullopt;
-    const std::string s = e.get<std::string>();
-    const size_t space = s.find(' ');
-    if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos) {
-      return std::nullopt;
-    }
-    out.emplace_back(s.substr(0, space), s.substr(space + 1));
-  }
-  return out;
-}
-
 int FuzzJsonParse(const uint8_t* data, size_t size) {
   if (size > 4096) return 0;  // nesting that deep says nothing more; SameTyped recurses
   const std::string text(reinterpret_cast<const char*>(data), size);
@@ -96,7 +76,7 @@ int FuzzJsonParse(const uint8_t* data, size_t size) {
   const bool has_merges = want.is_object() && want.contains("model") && want["model"].is_object() &&
                           want["model"].contains("merges");
   const std::optional<MergePairs> merges =
-      has_merges ? ExpectedMerges(want["model"]["merges"]) : std::nullopt;
+      has_merges ? testing::ExpectedMerges(want["model"]["merges"]) : std::nullopt;
   if (parsed.merges != merges) std::abort();
   if (merges.has_value()) want["model"]["merges"] = json::array();
   if (!SameTyped(parsed.json, want)) std::abort();

@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -10,6 +9,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include "tokenmill/testing/expected_merges.h"
 
 namespace tokenmill {
 namespace {
@@ -115,25 +116,6 @@ TEST(ParseJsonTest, RandomDocuments) {
   }
 }
 
-// model.merges of nlohmann's value as the pairs ParsedTokenizerJson promises, or nullopt: every
-// entry a string with exactly one space, or two strings.
-std::optional<MergePairs> ExpectedMerges(const json& merges) {
-  if (!merges.is_array()) return std::nullopt;
-  MergePairs out;
-  for (const json& e : merges) {
-    if (e.is_array() && e.size() == 2 && e[0].is_string() && e[1].is_string()) {
-      out.emplace_back(e[0].get<std::string>(), e[1].get<std::string>());
-      continue;
-    }
-    if (!e.is_string()) return std::nullopt;
-    const std::string s = e.get<std::string>();
-    if (std::count(s.begin(), s.end(), ' ') != 1) return std::nullopt;
-    const size_t space = s.find(' ');
-    out.emplace_back(s.substr(0, space), s.substr(space + 1));
-  }
-  return out;
-}
-
 // ParseTokenizerJsonText against nlohmann's parser: the same value with model.vocab and
 // model.merges emptied, the vocabulary's members those of nlohmann's object (each key once, the
 // last value), and the merges the pairs of nlohmann's array when it is well-formed.
@@ -144,7 +126,7 @@ void ExpectVocabTakenAsNlohmann(const std::string& text) {
   if (want.is_discarded()) return;
   const bool has_model = want.is_object() && want.contains("model") && want["model"].is_object();
   const std::optional<MergePairs> merges = has_model && want["model"].contains("merges")
-                                               ? ExpectedMerges(want["model"]["merges"])
+                                               ? testing::ExpectedMerges(want["model"]["merges"])
                                                : std::nullopt;
   ASSERT_EQ(got.merges.has_value(), merges.has_value()) << text;
   if (merges.has_value()) {
