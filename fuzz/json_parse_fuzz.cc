@@ -17,16 +17,8 @@ namespace {
 
 using nlohmann::json;
 
-// An integer written -0: nlohmann's parser gives a signed 0, ParseJson an unsigned one (simdjson
-// keeps no sign for an integer zero; see json_parse.h).
-bool NegativeZeroInteger(const json& a, const json& b) {
-  return a.is_number_unsigned() && b.is_number_integer() && !b.is_number_unsigned() && a == 0 &&
-         b == 0;
-}
-
 // The same value with the same types all the way down (json's operator== equates 1 and 1.0).
 bool SameTyped(const json& a, const json& b) {
-  if (NegativeZeroInteger(a, b)) return true;
   if (a.type() != b.type() || a != b) return false;
   if (a.is_object()) {
     for (auto it = a.begin(); it != a.end(); ++it) {

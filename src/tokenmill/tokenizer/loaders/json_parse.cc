@@ -179,13 +179,43 @@ nlohmann::json ConvertModel(simdjson::dom::object model, std::optional<JsonMembe
   return out;
 }
 
+// Whether the text may hold an integer written -0: "-0" where a value starts (at the start, or
+// after '[', ':' or ',', spaces between) and not followed by a digit, '.', 'e' or 'E'. simdjson
+// keeps no sign for an integer zero, where nlohmann's parser gives a signed 0 (and HF's reader
+// the float -0.0), so such a text goes to nlohmann's parser. The same bytes inside a string only
+// cost that detour.
+bool MayHoldIntegerMinusZero(std::string_view text) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  for (size_t at = text.find("-0"); at != std::string_view::npos; at = text.find("-0", at + 1)) {
+    if (at + 2 < text.size()) {
+      const char c = text[at + 2];
+      if ((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E') continue;
+    }
+    size_t p = at;
+    while (p > 0 && (text[p - 1] == ' ' || text[p - 1] == '\t' || text[p - 1] == '\n' ||
+                     text[p - 1] == '\r')) {
+      --p;
+    }
+    if (p == 0 || (p == kBom.size() && text.starts_with(kBom))) return true;
+    const char before = text[p - 1];
+    if (before == '[' || before == ':' || before == ',') return true;
+  }
+  return false;
+}
+
+// simdjson's parse of `text`, false if it refuses it or the text may hold an integer -0.
+bool ParseWithSimdjson(simdjson::dom::parser& parser, const simdjson::padded_string& padded,
+                       std::string_view text, simdjson::dom::element* root) {
+  return parser.parse(padded).get(*root) == simdjson::SUCCESS && !MayHoldIntegerMinusZero(text);
+}
+
 }  // namespace
 
 ParsedTokenizerJson ParseTokenizerJsonText(std::string_view text) {
   simdjson::dom::parser parser;
   const simdjson::padded_string padded(text);
   simdjson::dom::element root;
-  if (parser.parse(padded).get(root) != simdjson::SUCCESS ||
+  if (!ParseWithSimdjson(parser, padded, text, &root) ||
       root.type() != simdjson::dom::element_type::OBJECT) {
     return TakeVocab(ParseJson(text));
   }
@@ -206,7 +236,7 @@ std::optional<JsonMembers> ParseJsonObjectMembers(std::string_view text) {
   simdjson::dom::parser parser;
   const simdjson::padded_string padded(text);
   simdjson::dom::element root;
-  if (parser.parse(padded).get(root) == simdjson::SUCCESS) {
+  if (ParseWithSimdjson(parser, padded, text, &root)) {
     if (root.type() != simdjson::dom::element_type::OBJECT) return std::nullopt;
     return Members(root.get_object().value_unsafe());
   }
@@ -236,7 +266,7 @@ nlohmann::json ParseJson(std::string_view text) {
   simdjson::dom::parser parser;
   const simdjson::padded_string padded(text);
   simdjson::dom::element root;
-  if (parser.parse(padded).get(root) == simdjson::SUCCESS) return Convert(root);
+  if (ParseWithSimdjson(parser, padded, text, &root)) return Convert(root);
   return nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
 }
 

@@ -7,9 +7,9 @@
 // the same types (non-negative integers unsigned, negative ones signed, others double), the last
 // of duplicate keys, the same strings. A text simdjson rejects (malformed, lone surrogate escapes,
 // integers past 64 bits, nesting past 1024) is handed to nlohmann's parser, so what is accepted
-// and what is discarded does not change. One difference: an integer written -0 is an unsigned 0
-// here (simdjson keeps no sign for an integer zero) where nlohmann's parser gives a signed 0, so
-// a loader reads it as 0, as HF's own (serde) reader does.
+// and what is discarded does not change; so is a text that may hold an integer written -0, which
+// simdjson reads without its sign (nlohmann's parser: a signed 0, which the loaders refuse as an
+// id, as HF's reader does).
 // Thread-safety: a pure function.
 #pragma once
 
