@@ -203,6 +203,12 @@ bool MayHoldIntegerMinusZero(std::string_view text) {
   return false;
 }
 
+// nlohmann's parse of a text simdjson refused (or that may hold an integer -0); discarded if
+// it is not JSON.
+nlohmann::json ParseWithNlohmann(std::string_view text) {
+  return nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+}
+
 // simdjson's parse of `text`, false if it refuses it or the text may hold an integer -0.
 bool ParseWithSimdjson(simdjson::dom::parser& parser, const simdjson::padded_string& padded,
                        std::string_view text, simdjson::dom::element* root) {
@@ -217,7 +223,7 @@ ParsedTokenizerJson ParseTokenizerJsonText(std::string_view text) {
   simdjson::dom::element root;
   if (!ParseWithSimdjson(parser, padded, text, &root) ||
       root.type() != simdjson::dom::element_type::OBJECT) {
-    return TakeVocab(ParseJson(text));
+    return TakeVocab(ParseWithNlohmann(text));
   }
   ParsedTokenizerJson out;
   out.json =
@@ -240,7 +246,7 @@ std::optional<JsonMembers> ParseJsonObjectMembers(std::string_view text) {
     if (root.type() != simdjson::dom::element_type::OBJECT) return std::nullopt;
     return Members(root.get_object().value_unsafe());
   }
-  nlohmann::json j = ParseJson(text);
+  nlohmann::json j = ParseWithNlohmann(text);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
   return MoveMembers(j);
 }
@@ -267,7 +273,7 @@ nlohmann::json ParseJson(std::string_view text) {
   const simdjson::padded_string padded(text);
   simdjson::dom::element root;
   if (ParseWithSimdjson(parser, padded, text, &root)) return Convert(root);
-  return nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  return ParseWithNlohmann(text);
 }
 
 }  // namespace tokenmill
