@@ -11,7 +11,8 @@ template <typename T>
 inline void PutFixedLE(std::string* dst, T v) {
   static_assert(std::is_integral_v<T>);
   char buf[sizeof(T)];
-  for (size_t i = 0; i < sizeof(T); ++i) buf[i] = static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff);
+  for (size_t i = 0; i < sizeof(T); ++i)
+    buf[i] = static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xff);
   dst->append(buf, sizeof(T));
 }
 

@@ -37,7 +37,9 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status Ok() { return Status(); }
-  static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+  static Status InvalidArgument(std::string m) {
+    return {StatusCode::kInvalidArgument, std::move(m)};
+  }
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   static Status FailedPrecondition(std::string m) {
@@ -45,7 +47,9 @@ class [[nodiscard]] Status {
   }
   static Status DataLoss(std::string m) { return {StatusCode::kDataLoss, std::move(m)}; }
   static Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
-  static Status UnknownOutcome(std::string m) { return {StatusCode::kUnknownOutcome, std::move(m)}; }
+  static Status UnknownOutcome(std::string m) {
+    return {StatusCode::kUnknownOutcome, std::move(m)};
+  }
   static Status PermissionDenied(std::string m) {
     return {StatusCode::kPermissionDenied, std::move(m)};
   }
@@ -76,8 +80,8 @@ class [[nodiscard]] StatusOr {
  public:
   StatusOr(const Status& s) : status_(s) { assert(!s.ok()); }  // NOLINT: implicit by design
   StatusOr(Status&& s) : status_(std::move(s)) { assert(!status_.ok()); }  // NOLINT
-  StatusOr(const T& v) : value_(v) {}                                     // NOLINT
-  StatusOr(T&& v) : value_(std::move(v)) {}                               // NOLINT
+  StatusOr(const T& v) : value_(v) {}                                      // NOLINT
+  StatusOr(T&& v) : value_(std::move(v)) {}                                // NOLINT
 
   bool ok() const { return value_.has_value(); }
   const Status& status() const { return status_; }
@@ -101,10 +105,10 @@ class [[nodiscard]] StatusOr {
 #define TM_CONCAT_(a, b) TM_CONCAT_INNER_(a, b)
 
 // Returns from the current function if `expr` (a Status) is not OK.
-#define TM_RETURN_IF_ERROR(expr)                 \
-  do {                                           \
-    ::tokenmill::Status tm_status_ = (expr);     \
-    if (!tm_status_.ok()) return tm_status_;     \
+#define TM_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::tokenmill::Status tm_status_ = (expr); \
+    if (!tm_status_.ok()) return tm_status_; \
   } while (0)
 
 // `lhs = value of expr` (a StatusOr), or returns its Status.

@@ -22,17 +22,27 @@ StatusOr<uint64_t> ParseByteSize(std::string_view text) {
   }
   while (i < s.size() && s[i] == ' ') ++i;
   std::string unit;
-  for (; i < s.size(); ++i) unit.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(s[i]))));
+  for (; i < s.size(); ++i)
+    unit.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(s[i]))));
   double mult = 0;
-  if (unit.empty() || unit == "b") mult = 1;
-  else if (unit == "kb" || unit == "k") mult = 1e3;
-  else if (unit == "mb" || unit == "m") mult = 1e6;
-  else if (unit == "gb" || unit == "g") mult = 1e9;
-  else if (unit == "tb" || unit == "t") mult = 1e12;
-  else if (unit == "kib") mult = 1024.0;
-  else if (unit == "mib") mult = 1024.0 * 1024;
-  else if (unit == "gib") mult = 1024.0 * 1024 * 1024;
-  else if (unit == "tib") mult = 1024.0 * 1024 * 1024 * 1024;
+  if (unit.empty() || unit == "b")
+    mult = 1;
+  else if (unit == "kb" || unit == "k")
+    mult = 1e3;
+  else if (unit == "mb" || unit == "m")
+    mult = 1e6;
+  else if (unit == "gb" || unit == "g")
+    mult = 1e9;
+  else if (unit == "tb" || unit == "t")
+    mult = 1e12;
+  else if (unit == "kib")
+    mult = 1024.0;
+  else if (unit == "mib")
+    mult = 1024.0 * 1024;
+  else if (unit == "gib")
+    mult = 1024.0 * 1024 * 1024;
+  else if (unit == "tib")
+    mult = 1024.0 * 1024 * 1024 * 1024;
   else {
     return Status::InvalidArgument("unknown size unit in '" + s +
                                    "'; use B, KB, MB, GB, TB, KiB, MiB, GiB or TiB");

@@ -95,8 +95,15 @@ TEST(Utf8Test, ValidUtf8ViewCopiesOnlyInvalidText) {
   const std::string valid = "h\xC3\xA9llo";
   EXPECT_EQ(ValidUtf8View(valid, InvalidUtf8::kReplace, &storage).data(), valid.data());
   EXPECT_TRUE(storage.empty());
-  EXPECT_EQ(ValidUtf8View("a\xFF" "b", InvalidUtf8::kReplace, &storage), "a\xEF\xBF\xBD" "b");
-  EXPECT_EQ(ValidUtf8View("a\xFF" "b", InvalidUtf8::kDrop, &storage), "ab");
+  EXPECT_EQ(ValidUtf8View("a\xFF"
+                          "b",
+                          InvalidUtf8::kReplace, &storage),
+            "a\xEF\xBF\xBD"
+            "b");
+  EXPECT_EQ(ValidUtf8View("a\xFF"
+                          "b",
+                          InvalidUtf8::kDrop, &storage),
+            "ab");
 }
 
 }  // namespace

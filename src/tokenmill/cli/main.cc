@@ -1,6 +1,5 @@
 // tokenmill: text corpora to pre-training data, on one machine or many.
 #include <CLI/CLI.hpp>
-
 #include <cstdio>
 
 #include "tokenmill/cli/command.h"

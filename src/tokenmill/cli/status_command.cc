@@ -1,7 +1,7 @@
 // tokenmill status STORE [--json] [--watch [SECONDS]]
 #include <chrono>
-#include <nlohmann/json.hpp>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "tokenmill/cli/command.h"

@@ -23,11 +23,12 @@ namespace tokenmill {
 inline constexpr uint64_t kGoogleCompatTaskSize = 1ull << 50;
 
 struct JobSettings {
-  uint64_t task_size = 64ull << 20;  // plain inputs are cut into ranges of about this. Default 64MiB
-  std::string store;                 // Default: <output.path>/_job
-  uint32_t lease_seconds = 60;       // Default: 60
-  uint32_t max_attempts = 3;         // failed attempts before a task fails for good. Default: 3
-  uint32_t max_expiries = 10;        // expired leases before a task fails for good. Default: 10
+  // Plain inputs are cut into ranges of about this. Default 64MiB.
+  uint64_t task_size = 64ull << 20;
+  std::string store;            // Default: <output.path>/_job
+  uint32_t lease_seconds = 60;  // Default: 60
+  uint32_t max_attempts = 3;    // failed attempts before a task fails for good. Default: 3
+  uint32_t max_expiries = 10;   // expired leases before a task fails for good. Default: 10
 };
 
 struct OutputSpec {

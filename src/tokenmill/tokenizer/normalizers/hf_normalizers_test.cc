@@ -56,9 +56,9 @@ TEST(HfNormalizersTest, StripAndAccentsAndNmt) {
   EXPECT_EQ(Norm(StripNormalizer(false, true), " a "), " a");
   EXPECT_EQ(Norm(StripAccentsNormalizer(), "e\xCC\x81t\xCC\x88"), "et");
   EXPECT_EQ(Norm(NmtNormalizer(),
-                "a\x01"
-                "b\tc\xE2\x80\x8B"
-                "d"),
+                 "a\x01"
+                 "b\tc\xE2\x80\x8B"
+                 "d"),
             "ab c d");
 }
 
