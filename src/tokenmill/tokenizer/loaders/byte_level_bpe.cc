@@ -632,8 +632,8 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2EncoderImpl(const TokenizerOptions&
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.empty() || (line_no == 1 && line.starts_with("#version"))) continue;
-    const size_t space = line.find(' ');
-    if (space == std::string_view::npos || line.find(' ', space + 1) != std::string_view::npos) {
+    const size_t space = MergeSpace(line);
+    if (space == std::string_view::npos) {
       return Status::InvalidArgument(LineContext(merges_name, line_no) +
                                      ": expected two tokens separated by one space");
     }
@@ -864,15 +864,16 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
       std::string b;
       if (merge.is_string()) {
         const std::string s = merge.get<std::string>();
-        const size_t space = s.find(' ');
-        if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos) {
+        const size_t space = MergeSpace(s);
+        if (space == std::string::npos) {
           return Status::InvalidArgument(std::string(source) + ": model.merges entry " +
                                          std::to_string(index) + " \"" + s +
                                          "\": expected two tokens separated by one space");
         }
         a = s.substr(0, space);
         b = s.substr(space + 1);
-      } else if (merge.is_array() && merge.size() == 2) {
+      } else if (merge.is_array() && merge.size() == 2 && merge[0].is_string() &&
+                 merge[1].is_string()) {
         a = merge[0].get<std::string>();
         b = merge[1].get<std::string>();
       } else {

@@ -598,6 +598,7 @@ TEST(BpeTokenizerJsonTest, MergesAsStringsOrPairsAndBadEntriesNamed) {
       {"a b c", "entry 2 \"a b c\": expected two tokens separated by one space"},
       {nlohmann::json::array({"a"}), "entry 2 is neither \"a b\" nor [a, b]"},
       {7, "entry 2 is neither \"a b\" nor [a, b]"},
+      {nlohmann::json::array({"a", 1}), "entry 2 is neither \"a b\" nor [a, b]"},
       {"a zz", "entry 2: token \"zz\" is not in model.vocab"},
       {nlohmann::json::array({"zz", "a"}), "entry 2: token \"zz\" is not in model.vocab"}};
   for (const auto& [entry, message] : bad) {

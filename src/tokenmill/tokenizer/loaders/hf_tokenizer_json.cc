@@ -520,8 +520,8 @@ StatusOr<std::unique_ptr<Model>> ReadBpe(json& m, std::optional<JsonMembers>* me
       json& e = (*mi)[i];
       if (e.is_string()) {
         const std::string s = std::move(e.get_ref<std::string&>());
-        const size_t space = s.find(' ');
-        if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos) {
+        const size_t space = MergeSpace(s);
+        if (space == std::string::npos) {
           return Bad(source, "model.merges[" + std::to_string(i) + "]",
                      "\"" + s + "\": expected two tokens separated by one space");
         }

@@ -93,15 +93,6 @@ nlohmann::json ConvertObject(simdjson::dom::object object, std::string_view key,
   return out;
 }
 
-// Where a merge "a b" splits: its one space, or npos if it has none or more than one.
-size_t MergeSpace(std::string_view s) {
-  const size_t space = s.find(' ');
-  if (space == std::string_view::npos || s.find(' ', space + 1) != std::string_view::npos) {
-    return std::string_view::npos;
-  }
-  return space;
-}
-
 // A merge "a b": its two tokens, if the string has exactly one space.
 bool SplitMerge(std::string_view s, MergePairs* out) {
   const size_t space = MergeSpace(s);
@@ -216,6 +207,14 @@ bool ParseWithSimdjson(simdjson::dom::parser& parser, const simdjson::padded_str
 }
 
 }  // namespace
+
+size_t MergeSpace(std::string_view merge) {
+  const size_t space = merge.find(' ');
+  if (space == std::string_view::npos || merge.find(' ', space + 1) != std::string_view::npos) {
+    return std::string_view::npos;
+  }
+  return space;
+}
 
 ParsedTokenizerJson ParseTokenizerJsonText(std::string_view text) {
   simdjson::dom::parser parser;

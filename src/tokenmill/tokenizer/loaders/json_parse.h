@@ -36,6 +36,10 @@ std::optional<JsonMembers> ParseJsonObjectMembers(std::string_view text);
 // A BPE model's merges, each as its two tokens.
 using MergePairs = std::vector<std::pair<std::string, std::string>>;
 
+// Where a merge rule written "a b" (tokenizer.json, GPT-2's merges.txt) splits: the index of its
+// one space, or npos if it has none or more than one.
+size_t MergeSpace(std::string_view merge);
+
 // A tokenizer.json for the loaders: `json` as ParseJson gives it, except for the two big members
 // of "model", which are most of a file and cost more as nlohmann values (a std::map, a node per
 // string) to build and to free than the rest of a load:

@@ -223,6 +223,18 @@ TEST(ParseTokenizerJsonTest, MergesTakenOutOfTheValueWhenWellFormed) {
   EXPECT_TRUE(p.vocab.has_value());
 }
 
+TEST(MergeSpaceTest, OneSpaceExactly) {
+  EXPECT_EQ(MergeSpace("a b"), 1u);
+  EXPECT_EQ(MergeSpace("\xC4\xA0t he"), 3u);  // "Ġt he": bytes, not characters
+  EXPECT_EQ(MergeSpace(" b"), 0u);             // an empty first token is the loaders' to refuse
+  EXPECT_EQ(MergeSpace("a "), 1u);
+  EXPECT_EQ(MergeSpace("ab"), std::string_view::npos);
+  EXPECT_EQ(MergeSpace(""), std::string_view::npos);
+  EXPECT_EQ(MergeSpace("a b c"), std::string_view::npos);
+  EXPECT_EQ(MergeSpace("a  b"), std::string_view::npos);
+  EXPECT_EQ(MergeSpace("a\tb"), std::string_view::npos);  // only ' ' separates
+}
+
 TEST(ParseTokenizerJsonTest, ObjectMembers) {
   for (const std::string text :
        {R"({"b": 1, "a": 2, "b": 3})", R"({})", R"({"\ud800": 1, "x": 2})", R"({"a": 1e999})"}) {
