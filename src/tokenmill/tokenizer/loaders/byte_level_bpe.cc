@@ -100,12 +100,14 @@ const ByteAlphabet& Alphabet() {
   return alphabet;
 }
 
-// The bytes that a byte-level token string ("Ġthe") stands for; nullopt if a character is not in
-// the alphabet.
-std::optional<std::string> ByteLevelToBytes(std::string_view token) {
+// The bytes that a byte-level token string ("Ġthe") stands for, into *out (its buffer reused
+// from call to call: a load converts every token and both sides of every merge); false if a
+// character is not in the alphabet.
+bool ByteLevelToBytes(std::string_view token, std::string* out) {
   const ByteAlphabet& alphabet = Alphabet();
-  std::string out;
-  out.reserve(token.size());
+  out->resize(token.size());  // at most one byte per character
+  char* const o = out->data();
+  size_t written = 0;
   // The alphabet's characters are below U+0200: one byte, or two (a lead byte 0xC2 to 0xC7 and
   // a continuation byte); anything else (longer, overlong or broken sequences) is not in it.
   const auto* s = reinterpret_cast<const unsigned char*>(token.data());
@@ -116,15 +118,16 @@ std::optional<std::string> ByteLevelToBytes(std::string_view token) {
       i += 1;
     } else if ((cp & 0xE0) == 0xC0 && i + 1 < n && (s[i + 1] & 0xC0) == 0x80) {
       cp = ((cp & 0x1F) << 6) | (s[i + 1] & 0x3F);
-      if (cp < 0x80) return std::nullopt;  // overlong
+      if (cp < 0x80) return false;  // overlong
       i += 2;
     } else {
-      return std::nullopt;
+      return false;
     }
-    if (cp >= 512 || alphabet.to_byte[cp] < 0) return std::nullopt;
-    out.push_back(static_cast<char>(alphabet.to_byte[cp]));
+    if (cp >= 512 || alphabet.to_byte[cp] < 0) return false;
+    o[written++] = static_cast<char>(alphabet.to_byte[cp]);
   }
-  return out;
+  out->resize(written);
+  return true;
 }
 
 // Standard base64 with padding, as in tiktoken rank files.
@@ -605,6 +608,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2EncoderImpl(const TokenizerOptions&
   }
   BpeModel model(MergeRule::kMerges);
   model.Reserve(j->size());
+  std::string bytes;  // a token's bytes, the buffer reused
   std::optional<uint32_t> eod;
   for (const auto& [token, value] : *j) {
     if (!value.is_number_unsigned() || value.get<uint64_t>() >= BpeModel::kNone - 1) {
@@ -613,12 +617,11 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2EncoderImpl(const TokenizerOptions&
     }
     const auto id = value.get<uint32_t>();
     if (token == kEndOfText) eod = id;
-    std::optional<std::string> bytes = ByteLevelToBytes(token);
-    if (!bytes.has_value()) {
+    if (!ByteLevelToBytes(token, &bytes)) {
       return Status::InvalidArgument(std::string(source) + ": token \"" + token +
                                      "\" is not in GPT-2's byte-level alphabet");
     }
-    Status st = model.AddToken(*bytes, id);
+    Status st = model.AddToken(bytes, id);
     if (!st.ok()) return st.WithContext(std::string(source) + ": token \"" + token + "\"");
   }
   const std::string merges_name = std::string(source) + " merges (vocab.bpe)";
@@ -637,10 +640,10 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2EncoderImpl(const TokenizerOptions&
       return Status::InvalidArgument(LineContext(merges_name, line_no) +
                                      ": expected two tokens separated by one space");
     }
-    const std::optional<std::string> a = ByteLevelToBytes(line.substr(0, space));
-    const std::optional<std::string> b = ByteLevelToBytes(line.substr(space + 1));
-    const uint32_t left = a.has_value() ? model.Find(*a) : BpeModel::kNone;
-    const uint32_t right = b.has_value() ? model.Find(*b) : BpeModel::kNone;
+    const uint32_t left =
+        ByteLevelToBytes(line.substr(0, space), &bytes) ? model.Find(bytes) : BpeModel::kNone;
+    const uint32_t right =
+        ByteLevelToBytes(line.substr(space + 1), &bytes) ? model.Find(bytes) : BpeModel::kNone;
     if (left == BpeModel::kNone || right == BpeModel::kNone) {
       return Status::InvalidArgument(
           LineContext(merges_name, line_no) + ": token '" +
@@ -814,6 +817,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
   const JsonMembers& vocab = *parsed.vocab;
   BpeModel model(MergeRule::kMerges);
   model.Reserve(vocab.size());
+  std::string bytes;  // a token's bytes, the buffer reused
   model.set_ignore_merges(m.value("ignore_merges", false));
   std::vector<std::pair<uint32_t, std::string>> not_byte_level;  // vocab entries kept as text
   for (const auto& [token, value] : vocab) {
@@ -822,12 +826,11 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
                                      "\" has no valid id");
     }
     const auto id = value.get<uint32_t>();
-    std::optional<std::string> bytes = ByteLevelToBytes(token);
-    if (!bytes.has_value()) {
+    if (!ByteLevelToBytes(token, &bytes)) {
       not_byte_level.emplace_back(id, token);
       continue;
     }
-    Status st = model.AddToken(*bytes, id);
+    Status st = model.AddToken(bytes, id);
     if (!st.ok()) return st.WithContext(std::string(source) + ": model.vocab \"" + token + "\"");
   }
   if (m.contains("unk_token") && m["unk_token"].is_string()) {
@@ -838,10 +841,8 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
   }
   // Each merge "a b" or [a, b] by its 1-based index in model.merges.
   auto add_merge = [&](size_t index, const std::string& a, const std::string& b) -> Status {
-    const std::optional<std::string> ab = ByteLevelToBytes(a);
-    const std::optional<std::string> bb = ByteLevelToBytes(b);
-    const uint32_t left = ab.has_value() ? model.Find(*ab) : BpeModel::kNone;
-    const uint32_t right = bb.has_value() ? model.Find(*bb) : BpeModel::kNone;
+    const uint32_t left = ByteLevelToBytes(a, &bytes) ? model.Find(bytes) : BpeModel::kNone;
+    const uint32_t right = ByteLevelToBytes(b, &bytes) ? model.Find(bytes) : BpeModel::kNone;
     if (left == BpeModel::kNone || right == BpeModel::kNone) {
       return Status::InvalidArgument(
           std::string(source) + ": model.merges entry " + std::to_string(index) + ": token \"" +

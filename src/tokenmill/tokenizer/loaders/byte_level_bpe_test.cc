@@ -574,6 +574,29 @@ StatusOr<std::unique_ptr<Tokenizer>> FromJson(const nlohmann::json& j, bool spli
   return LoadBpeTokenizerJson(options, j.dump(), "small/tokenizer.json");
 }
 
+// Tokens and merge sides of every length, long ones before short ones and two-byte characters
+// among them, each found by its own bytes: the loader converts them all through one reused
+// buffer. A token outside the byte-level alphabet on the way is kept as text.
+TEST(BpeTokenizerJsonTest, TokensOfEveryLengthInAnyOrderAreEachTheirOwnBytes) {
+  const std::string e = ByteChar(0xC3) + ByteChar(0xA9);  // "é": four bytes for two
+  auto j = SmallTokenizerJson({{"a", "b"},
+                               {"ab", "ab"},
+                               {"abab", "abab"},
+                               {"abababab", "abababab"},  // 16 bytes: past a short string's room
+                               {"c", "d"},
+                               {ByteChar(0xC3), ByteChar(0xA9)},
+                               {e, e},
+                               {"abababababababab", e + e}});
+  j["model"]["vocab"]["x\u4e2d"] = 264;
+  auto t = FromJson(j);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  const std::pair<std::string, uint32_t> tokens[] = {
+      {"ab", 256}, {"abab", 257},   {"abababab", 258},     {"abababababababab", 259},
+      {"cd", 260}, {"\u00e9", 261}, {"\u00e9\u00e9", 262}, {"abababababababab\u00e9\u00e9", 263}};
+  for (const auto& [text, id] : tokens) EXPECT_THAT(Ids(**t, text), ElementsAre(id)) << text;
+  EXPECT_THAT(Ids(**t, "ababab"), ElementsAre(257u, 256u));
+}
+
 // model.merges as "a b" strings or [a, b] pairs gives the same tokenizer; an entry of neither form,
 // or a token not in the vocabulary, is refused with the entry's 1-based index.
 TEST(BpeTokenizerJsonTest, MergesAsStringsOrPairsAndBadEntriesNamed) {

@@ -306,10 +306,9 @@ Status BpeModel::AddMerge(uint32_t left, uint32_t right) {
   if (a.empty() || b.empty()) return Status::InvalidArgument("merge of an unknown token");
   std::string joined(a);
   joined.append(b);
-  if (Find(joined) == kNone) {
-    return Status::InvalidArgument("the merged token is not in the vocabulary");
-  }
-  merges_.push_back({left, right, kNone, kNone});
+  const uint32_t result = Find(joined);
+  if (result == kNone) return Status::InvalidArgument("the merged token is not in the vocabulary");
+  merges_.push_back({left, right, result, kNone});  // Finish need not look the result up again
   return Status::Ok();
 }
 
@@ -479,17 +478,10 @@ Status BpeModel::Finish() {
     BuildRankPairs();
   } else {
     entries.reserve(merges_.size());
-    std::string joined;
     for (size_t i = 0; i < merges_.size(); ++i) {
       const auto [left, right, result, priority] = merges_[i];
-      if (result != kNone) {
-        entries.push_back(
-            {left, right, priority != kNone ? priority : static_cast<uint32_t>(i), result});
-        continue;
-      }
-      joined.assign(Bytes(left));
-      joined.append(Bytes(right));
-      entries.push_back({left, right, static_cast<uint32_t>(i), Find(joined)});
+      entries.push_back(
+          {left, right, priority != kNone ? priority : static_cast<uint32_t>(i), result});
     }
     merges_.clear();
     merges_.shrink_to_fit();

@@ -424,8 +424,8 @@ class BpeModel {
   size_t token_count_ = 0;
   std::vector<TokenSlot> token_slots_;  // open addressing, power-of-two size
   struct MergeLine {
-    uint32_t left, right, result;  // result kNone: the concatenation
-    uint32_t priority;             // kNone: the index of the line
+    uint32_t left, right, result;
+    uint32_t priority;  // kNone: the index of the line
   };
   std::vector<MergeLine> merges_;     // kMerges, in order
   std::vector<uint64_t> pair_slots_;  // open addressing, power-of-two size
