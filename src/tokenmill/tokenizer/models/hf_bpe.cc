@@ -38,11 +38,12 @@ StatusOr<std::unique_ptr<HfBpeModel>> HfBpeModel::Build(
     m->unk_id_ = unk;
   }
   const std::string& prefix = m->options_.continuing_subword_prefix;
+  std::string joined;  // a merge's result, the buffer reused
   for (size_t i = 0; i < merges.size(); ++i) {
     const auto& [a, b] = merges[i];
     const uint32_t left = m->Find(a);
     const uint32_t right = m->Find(b);
-    std::string joined = a;
+    joined.assign(a);
     if (!prefix.empty() && std::string_view(b).starts_with(prefix)) {
       joined.append(b, prefix.size(), std::string::npos);
     } else {
