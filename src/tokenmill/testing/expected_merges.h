@@ -23,10 +23,8 @@ inline std::optional<MergePairs> ExpectedMerges(const nlohmann::json& merges) {
     }
     if (!e.is_string()) return std::nullopt;
     const std::string s = e.get<std::string>();
-    const size_t space = s.find(' ');
-    if (space == std::string::npos || s.find(' ', space + 1) != std::string::npos) {
-      return std::nullopt;
-    }
+    const size_t space = MergeSpace(s);  // its own test: MergeSpaceTest
+    if (space == std::string::npos) return std::nullopt;
     out.emplace_back(s.substr(0, space), s.substr(space + 1));
   }
   return out;

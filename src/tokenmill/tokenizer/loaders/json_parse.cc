@@ -200,10 +200,11 @@ nlohmann::json ParseWithNlohmann(std::string_view text) {
   return nlohmann::json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
 }
 
-// simdjson's parse of `text`, false if it refuses it or the text may hold an integer -0.
+// simdjson's parse of `text`, false if it refuses it or the text may hold an integer -0 (checked
+// first: such a text is not parsed twice).
 bool ParseWithSimdjson(simdjson::dom::parser& parser, const simdjson::padded_string& padded,
                        std::string_view text, simdjson::dom::element* root) {
-  return parser.parse(padded).get(*root) == simdjson::SUCCESS && !MayHoldIntegerMinusZero(text);
+  return !MayHoldIntegerMinusZero(text) && parser.parse(padded).get(*root) == simdjson::SUCCESS;
 }
 
 }  // namespace
