@@ -164,26 +164,51 @@ uint64_t WordPieceTable::Hash(uint64_t head, const char* p, size_t n) {
 void WordPieceTable::Build(const std::vector<std::pair<std::string_view, uint32_t>>& entries) {
   size_t capacity = 16;
   while (capacity < entries.size() * 2) capacity *= 2;
-  slots_.assign(capacity, Slot{0, kNotFound, 0, 0, 0});
+  slots_.assign(capacity, Slot{0, kNotFound, 0});
   mask_ = capacity - 1;
-  keys_.clear();
+  tails_.clear();
+  wide_keys_.clear();
+  size_t tail_bytes = 0;  // at most what tails_ will hold (a duplicate adds nothing)
+  wide_ = false;
+  for (const auto& entry : entries) {
+    const size_t n = entry.first.size();
+    if (n >= kCompactMaxSize) wide_ = true;
+    if (n > 8) tail_bytes += n - 8;
+  }
+  if (tail_bytes >= kCompactMaxTails) wide_ = true;
   for (const auto& [key, id] : entries) {
     const uint64_t head = Head(key.data(), key.size());
     const uint64_t h = Hash(head, key.data(), key.size());
     for (uint64_t i = (h >> 32) & mask_;; i = (i + 1) & mask_) {
       Slot& s = slots_[i];
       if (s.id == kNotFound) {
-        s = Slot{head, id, static_cast<uint32_t>(key.size()), static_cast<uint32_t>(keys_.size()),
-                 0};
-        keys_.append(key);
+        const auto size = static_cast<uint32_t>(key.size());
+        const auto offset = static_cast<uint32_t>(tails_.size());
+        if (wide_) {
+          s = Slot{head, id, static_cast<uint32_t>(wide_keys_.size())};
+          wide_keys_.push_back({size, offset});
+        } else {
+          s = Slot{head, id, size | offset << 8};
+        }
+        if (key.size() > 8) tails_.append(key.substr(8));
         break;
       }
-      if (s.head == head && std::string_view(keys_).substr(s.offset, s.size) == key) {
+      if (s.head == head && SameKey(s.meta, key.data(), key.size())) {
         s.id = id;  // a later duplicate wins
         break;
       }
     }
   }
+}
+
+inline bool WordPieceTable::SameKey(uint32_t meta, const char* p, size_t n) const {
+  uint32_t size = meta & 255;
+  uint32_t offset = meta >> 8;
+  if (wide_) {
+    size = wide_keys_[meta].size;
+    offset = wide_keys_[meta].offset;
+  }
+  return size == n && (n <= 8 || std::memcmp(tails_.data() + offset, p + 8, n - 8) == 0);
 }
 
 uint32_t WordPieceTable::Find(std::string_view key) const {
@@ -194,10 +219,7 @@ uint32_t WordPieceTable::Find(std::string_view key) const {
   for (uint64_t i = (h >> 32) & mask_;; i = (i + 1) & mask_) {
     const Slot& s = slots_[i];
     if (s.id == kNotFound) return kNotFound;
-    if (s.head == head && s.size == n &&
-        (n <= 8 || std::memcmp(keys_.data() + s.offset + 8, p + 8, n - 8) == 0)) {
-      return s.id;
-    }
+    if (s.head == head && SameKey(s.meta, p, n)) return s.id;
   }
 }
 

@@ -389,6 +389,57 @@ TEST(WordPieceTableTest, LaterDuplicateWins) {
   EXPECT_EQ(t.Find("c"), WordPieceTable::kNotFound);
 }
 
+namespace {
+
+// Keys that differ only past their 8th byte, only in length, or by NUL bytes where the table
+// pads with zeros; each found with its id and each near miss not found. `extra` keys go in too.
+void ExpectKeysFoundExactly(const std::vector<std::string>& extra) {
+  std::vector<std::string> keys = {"",
+                                   std::string("ab\0", 3),
+                                   "ab",
+                                   "abcdefgh",
+                                   "abcdefghi",
+                                   "abcdefghj",
+                                   "abcdefg",
+                                   std::string("abcdefg\0", 8),
+                                   "abcdefghijklmnopq",
+                                   "abcdefghijklmnopr",
+                                   "##ab",
+                                   "\xe4\xbd\xa0"};
+  keys.insert(keys.end(), extra.begin(), extra.end());
+  std::vector<std::pair<std::string_view, uint32_t>> entries;
+  for (size_t i = 0; i < keys.size(); ++i) entries.emplace_back(keys[i], static_cast<uint32_t>(i));
+  WordPieceTable t;
+  t.Build(entries);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    EXPECT_EQ(t.Find(keys[i]), i) << "key " << i << " of " << keys[i].size() << " bytes";
+    // The same key one byte longer, or with its last byte changed, is not a key (none of the
+    // keys above is one of those of another).
+    const std::string longer = keys[i] + "~";
+    EXPECT_EQ(t.Find(longer), WordPieceTable::kNotFound) << longer.size();
+    if (!keys[i].empty()) {
+      std::string changed = keys[i];
+      changed.back() = '~';
+      EXPECT_EQ(t.Find(changed), WordPieceTable::kNotFound) << changed.size();
+    }
+  }
+  EXPECT_EQ(t.Find(std::string("ab\0\0", 4)), WordPieceTable::kNotFound);
+  EXPECT_EQ(t.Find("abcdef"), WordPieceTable::kNotFound);
+}
+
+}  // namespace
+
+TEST(WordPieceTableTest, KeysFoundExactlyWhateverTheirLengths) {
+  ExpectKeysFoundExactly({std::string(127, 'p'), std::string(128, 'q'), std::string(254, 'r')});
+  // A key of 255 bytes or more: sizes no longer fit the compact slots.
+  ExpectKeysFoundExactly({std::string(254, 'x'), std::string(255, 'y'), std::string(300, 'z')});
+  // More than 16 MiB of key bytes past the 8th (80,000 keys of 247 to 251 bytes): neither do
+  // their offsets.
+  std::vector<std::string> many;
+  for (int i = 0; i < 80000; ++i) many.push_back(std::to_string(i) + std::string(246, 'k'));
+  ExpectKeysFoundExactly(many);
+}
+
 TEST(WordPieceTrieTest, LongestPrefix) {
   WordPieceTrie t;
   t.Build({{"a", 1}, {"abc", 2}, {"abcde", 3}, {"b", 4}, {"abc", 5}, {"", 6}});
