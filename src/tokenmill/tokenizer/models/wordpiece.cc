@@ -172,10 +172,10 @@ void WordPieceTable::Build(const std::vector<std::pair<std::string_view, uint32_
   wide_ = false;
   for (const auto& entry : entries) {
     const size_t n = entry.first.size();
-    if (n >= kCompactMaxSize) wide_ = true;
+    if (n >> kSizeBits != 0) wide_ = true;
     if (n > 8) tail_bytes += n - 8;
   }
-  if (tail_bytes >= kCompactMaxTails) wide_ = true;
+  if (tail_bytes >> (32 - kSizeBits) != 0) wide_ = true;
   for (const auto& [key, id] : entries) {
     const uint64_t head = Head(key.data(), key.size());
     const uint64_t h = Hash(head, key.data(), key.size());
@@ -188,7 +188,7 @@ void WordPieceTable::Build(const std::vector<std::pair<std::string_view, uint32_
           s = Slot{head, id, static_cast<uint32_t>(wide_keys_.size())};
           wide_keys_.push_back({size, offset});
         } else {
-          s = Slot{head, id, size | offset << 8};
+          s = Slot{head, id, size | offset << kSizeBits};
         }
         if (key.size() > 8) tails_.append(key.substr(8));
         break;
@@ -202,13 +202,9 @@ void WordPieceTable::Build(const std::vector<std::pair<std::string_view, uint32_
 }
 
 inline bool WordPieceTable::SameKey(uint32_t meta, const char* p, size_t n) const {
-  uint32_t size = meta & 255;
-  uint32_t offset = meta >> 8;
-  if (wide_) {
-    size = wide_keys_[meta].size;
-    offset = wide_keys_[meta].offset;
-  }
-  return size == n && (n <= 8 || std::memcmp(tails_.data() + offset, p + 8, n - 8) == 0);
+  const WideKey key =
+      wide_ ? wide_keys_[meta] : WideKey{meta & ((1u << kSizeBits) - 1), meta >> kSizeBits};
+  return key.size == n && (n <= 8 || std::memcmp(tails_.data() + key.offset, p + 8, n - 8) == 0);
 }
 
 uint32_t WordPieceTable::Find(std::string_view key) const {

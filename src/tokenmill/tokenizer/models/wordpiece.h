@@ -52,17 +52,16 @@ class WordPieceTable {
   struct Slot {
     uint64_t head;  // the first 8 bytes of the key, zero-padded
     uint32_t id;    // kNotFound: an empty slot
-    uint32_t meta;  // Compact: size | (offset of the key's bytes past the 8th in tails_) << 8.
-                    // Wide: an index into wide_keys_.
+    uint32_t meta;  // Compact: size | (offset of the key's bytes past the 8th in tails_) <<
+                    // kSizeBits. Wide: an index into wide_keys_.
   };
-  // Where the sizes and offsets of the keys do not fit `meta` (a key of kCompactMaxSize bytes or
-  // more, or tails_ of 2^24 bytes or more), every slot names one of these instead.
+  // Where the sizes and offsets of the keys do not fit `meta` (a key of 2^kSizeBits bytes or
+  // more, or tails_ of 2^(32 - kSizeBits) bytes or more), every slot names one of these instead.
   struct WideKey {
     uint32_t size;
     uint32_t offset;
   };
-  static constexpr size_t kCompactMaxSize = 255;
-  static constexpr size_t kCompactMaxTails = size_t{1} << 24;
+  static constexpr int kSizeBits = 8;
   // The first min(n, 8) bytes of p as a little-endian integer, zero-padded.
   static uint64_t Head(const char* p, size_t n);
   static uint64_t Hash(uint64_t head, const char* p, size_t n);

@@ -431,7 +431,7 @@ void ExpectKeysFoundExactly(const std::vector<std::string>& extra) {
 
 TEST(WordPieceTableTest, KeysFoundExactlyWhateverTheirLengths) {
   ExpectKeysFoundExactly({std::string(127, 'p'), std::string(128, 'q'), std::string(254, 'r')});
-  // A key of 255 bytes or more: sizes no longer fit the compact slots.
+  // A key of 256 bytes or more: sizes no longer fit the compact slots.
   ExpectKeysFoundExactly({std::string(254, 'x'), std::string(255, 'y'), std::string(300, 'z')});
   // More than 16 MiB of key bytes past the 8th (80,000 keys of 247 to 251 bytes): neither do
   // their offsets.
