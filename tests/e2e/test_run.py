@@ -268,6 +268,28 @@ class RunTest(tmtest.TempDirTest):
         self.assertEqual(run(["frobnicate"], check=False).returncode, 2)
         self.assertEqual(run(["--help"], check=False).returncode, 0)
 
+    def test_libraries_are_not_taken_from_the_working_folder(self):
+        # A file in the current folder named like one of the binary's shared libraries must not
+        # be loaded in its place (an empty entry in the binary's run path would make the loader
+        # try the current folder first: a broken start here, someone else's code elsewhere).
+        ldd = subprocess.run(["ldd", tmtest.BIN], capture_output=True, text=True, check=True)
+        names = [line.split()[0] for line in ldd.stdout.splitlines() if "=>" in line]
+        self.assertIn("libcurl.so.4", names)
+        folder = self.path("decoys")
+        os.mkdir(folder)
+        for name in names:
+            with open(os.path.join(folder, name), "w") as f:
+                f.write("not a library\n")
+        with open(os.path.join(folder, "in.txt"), "w") as f:
+            f.write("hello world\n")
+        version = run(["--version"], cwd=folder, check=False)
+        self.assertEqual(version.returncode, 0, version.stderr)
+        self.assertIn("tokenmill", version.stdout)
+        vocab = os.path.join(tmtest.DATA, "vocab", "bert-base-uncased", "vocab.txt")
+        ids = run(["tokenize", "--tokenizer", vocab, "--ids", "in.txt"], cwd=folder, check=False)
+        self.assertEqual(ids.returncode, 0, ids.stderr)
+        self.assertEqual(ids.stdout, "[7592,2088]\n")
+
     def test_tokenize_matches_golden_edge_cases(self):
         golden = os.path.join(tmtest.DATA, "golden")
         cases = [
