@@ -6,7 +6,7 @@
 # BUILD_DIR/pgo-generate and runs scripts/pgo-train.sh; its profile, kept in BUILD_DIR/pgo-profile,
 # then optimises the targets that CMakeLists.txt names with tm_pgo() (BENCHMARKS.md,
 # "Profile-guided optimisation"). That adds one build of the binary and a few seconds of training.
-#   PGO=0         no profile (a plain optimised build)
+#   PGO=0         no profile (a plain optimised build; also with CXX=clang++)
 #   PGO=refresh   train again (after changing the code of those targets, which otherwise is
 #                 optimised without a profile where it changed)
 set -euo pipefail
@@ -16,6 +16,8 @@ shift || true
 type="${BUILD_TYPE:-Release}"
 pgo="${PGO:-1}"
 pgo_args=(-DTOKENMILL_PGO=)
+# The profile is GCC's (the compiler CMake finds by default here); another compiler builds without.
+if [[ ${CXX:-} == *clang* ]]; then pgo=0; fi
 if [[ $type == Release && $pgo != 0 ]]; then
   profile="$PWD/$dir/pgo-profile"
   if [[ $pgo == refresh ]]; then rm -rf "$profile"; fi

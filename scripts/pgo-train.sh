@@ -3,7 +3,7 @@
 #   BINARY is a tokenmill built with -DTOKENMILL_PGO=generate (scripts/build.sh does all of it).
 # It tokenizes the sample corpus with every vocabulary in data/vocab and runs every example job
 # on it, one worker each, into a scratch folder: the work tokenmill does on real jobs, on the
-# repository's own data only. About 10 seconds.
+# repository's own data only. A few seconds.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$1
