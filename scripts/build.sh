@@ -19,7 +19,7 @@ pgo_args=(-DTOKENMILL_PGO=)
 # The profile is GCC's (the compiler CMake finds by default here); another compiler builds without.
 if [[ ${CXX:-} == *clang* ]]; then pgo=0; fi
 if [[ $type == Release && $pgo != 0 ]]; then
-  profile="$PWD/$dir/pgo-profile"
+  profile="$(realpath -m "$dir")/pgo-profile"  # absolute: CMake keeps it in its cache
   if [[ $pgo == refresh ]]; then rm -rf "$profile"; fi
   if [[ ! -d $profile ]]; then
     gen="$dir/pgo-generate"

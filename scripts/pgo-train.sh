@@ -16,11 +16,13 @@ for tokenizer in bert-base-uncased/vocab.txt bert-base-uncased/tokenizer.json \
                  tiktoken/cl100k_base.tiktoken; do
   "$bin" tokenize --tokenizer "$root/data/vocab/$tokenizer" --ids "$sample" >/dev/null
 done
-for job in "$root"/examples/*.toml; do
+# A job's paths are relative to its file: copies of the examples beside a link to data/ read the
+# repository's data and write their output (../out/...) into the scratch folder.
+mkdir "$scratch/examples"
+cp "$root"/examples/*.toml "$scratch/examples/"
+ln -s "$root/data" "$scratch/data"
+for job in "$scratch"/examples/*.toml; do
   name=$(basename "$job" .toml)
-  # The example's paths are relative to examples/; its output goes to the scratch folder.
-  sed -e "s#\"\.\./#\"$root/#g" -e "s#^path = \"$root/out/#path = \"$scratch/#" "$job" \
-    > "$scratch/$name.toml"
-  "$bin" run "$scratch/$name.toml" --workers 1 --quiet >/dev/null 2>"$scratch/$name.log" ||
+  "$bin" run "$job" --workers 1 --quiet >/dev/null 2>"$scratch/$name.log" ||
     { cat "$scratch/$name.log" >&2; echo "pgo-train.sh: the example $name failed" >&2; exit 1; }
 done
