@@ -2,10 +2,11 @@
 # Builds tokenmill: scripts/build.sh [BUILD_DIR] [extra cmake args...]
 #   BUILD_DIR defaults to build/; the binary is BUILD_DIR/tokenmill. BUILD_TYPE (default Release).
 #   scripts/build.sh build-asan -DTOKENMILL_SANITIZE=ON   (AddressSanitizer + UBSan)
-# A Release build is profile-guided. The first time, an instrumented tokenmill is built in
-# BUILD_DIR/pgo-generate and runs scripts/pgo-train.sh; its profile, kept in BUILD_DIR/pgo-profile,
-# then optimises the targets that CMakeLists.txt names with tm_pgo() (BENCHMARKS.md,
-# "Profile-guided optimisation"). That adds one build of the binary and a few seconds of training.
+# A Release build is profile-guided (BENCHMARKS.md, "Profile-guided optimisation"). The first
+# time, the targets that CMakeLists.txt names with tm_pgo() are built instrumented and that
+# tokenmill runs scripts/pgo-train.sh; the profile, kept in BUILD_DIR/pgo-profile, then optimises
+# those targets when they are compiled again. Only their few files are compiled twice: the rest of
+# the build is the same in both phases. The training takes a few seconds.
 #   PGO=0         no profile (a plain optimised build; also with CXX=clang++)
 #   PGO=refresh   train again (after changing the code of those targets, which otherwise is
 #                 optimised without a profile where it changed)
@@ -21,16 +22,15 @@ if [[ ${CXX:-} == *clang* ]]; then pgo=0; fi
 if [[ $type == Release && $pgo != 0 ]]; then
   profile="$(realpath -m "$dir")/pgo-profile"  # absolute: CMake keeps it in its cache
   if [[ $pgo == refresh ]]; then rm -rf "$profile"; fi
+  rm -rf "$dir/pgo-generate"  # where earlier versions built the instrumented binary
   if [[ ! -d $profile ]]; then
-    gen="$dir/pgo-generate"
-    echo "build.sh: building an instrumented tokenmill in $gen for profile-guided optimisation"
+    echo "build.sh: building tokenmill instrumented in $dir for profile-guided optimisation"
     rm -rf "$profile.partial"
-    cmake -S . -B "$gen" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTOKENMILL_TESTS=OFF \
-      -DTOKENMILL_BENCH=OFF -DTOKENMILL_SYSTEM_TESTS=OFF -DTOKENMILL_PGO=generate \
-      -DTOKENMILL_PGO_DIR="$profile.partial" >/dev/null
-    ninja -C "$gen" -j "$(nproc)" tokenmill
+    cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE="$type" -DTOKENMILL_PGO=generate \
+      -DTOKENMILL_PGO_DIR="$profile.partial" "$@" >/dev/null
+    ninja -C "$dir" -j "$(nproc)" tokenmill
     echo "build.sh: training run (scripts/pgo-train.sh)"
-    scripts/pgo-train.sh "$gen/tokenmill"
+    scripts/pgo-train.sh "$dir/tokenmill"
     mv "$profile.partial" "$profile"
   fi
   pgo_args=(-DTOKENMILL_PGO=use -DTOKENMILL_PGO_DIR="$profile")
