@@ -5,6 +5,7 @@ import glob
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -112,6 +113,37 @@ class GptTest(tmtest.TempDirTest):
             with open(job, "w") as f:
                 f.write(text.replace('format = "jsonl"', 'format = "jsonl"\n' + extra_input))
         return job, out
+
+    def test_finalize_and_report_need_no_tokenizer(self):
+        # The planner keeps the BOS/EOD ids in job.json and each worker the top tokens' text in
+        # its done record, so finalize and report (often run elsewhere than the workers, on a
+        # store in a bucket) never download and build the tokenizer: with the store's copy of
+        # it gone they write the same manifest and label every top token.
+        job, out = self.gpt_job("notok", "megatron", CL100K)
+        run(["plan", job])
+        store = out + "/_job"
+        run(["work", store, "--threads", "2"])
+        copies = glob.glob(os.path.join(store, "tokenizer", "*"))
+        self.assertTrue(copies)
+        for path in copies:
+            os.remove(path)
+        run(["finalize", store])
+        job2, out2 = self.gpt_job("withtok", "megatron", CL100K)
+        run(["run", job2, "--quiet"])
+        with open(os.path.join(out, "manifest.json"), "rb") as a, \
+                open(os.path.join(out2, "manifest.json"), "rb") as b:
+            first, second = a.read(), b.read()
+        self.assertEqual(first, second)
+        self.assertEqual(json.loads(first)["special_ids"], {"bos": None, "eod": EOT})
+        report = run(["report", store, "--out", self.path("report.html")])
+        self.assertEqual(report.returncode, 0)
+        with open(self.path("report.html"), encoding="utf-8") as f:
+            page = f.read()
+        labels = re.findall(r'<span class="tok">([^<]*)</span>', page)
+        self.assertEqual(len(labels), 64)
+        self.assertFalse([label for label in labels if label.startswith("#")], labels)
+        self.assertIn("<span class=\"tok\">,</span>", page)
+        self.assertNotIn("could not be loaded", page)
 
     def test_llmc_with_gpt2_and_independent_reader(self):
         gpt2 = os.path.join(tmtest.DATA, "vocab", "gpt2", "encoder.json")

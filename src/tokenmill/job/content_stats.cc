@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "tokenmill/base/bytes16.h"
+#include "tokenmill/base/utf8.h"
 
 namespace tokenmill {
 
@@ -612,6 +614,52 @@ ContentStats ContentStatsCollector::Finish(const KindCounters& kind_counters) {
   for (const auto& [name, v] : kind_counters) s.counters[name] += v;
   if (out_of_range_ids_ > 0) s.counters["ids_beyond_vocab"] = out_of_range_ids_;
   return s;
+}
+
+namespace {
+
+std::string HexByte(unsigned char c) {
+  char buf[8];
+  std::snprintf(buf, sizeof(buf), "\\x%02X", static_cast<unsigned>(c));
+  return buf;
+}
+
+}  // namespace
+
+std::string VisibleToken(std::string_view token) {
+  std::string out;
+  size_t i = 0;
+  while (i < token.size()) {
+    const unsigned char c = static_cast<unsigned char>(token[i]);
+    if (c == ' ') {
+      out += "␣";
+      ++i;
+    } else if (c == '\n') {
+      out += "↵";
+      ++i;
+    } else if (c == '\t') {
+      out += "⇥";
+      ++i;
+    } else if (c < 0x20 || c == 0x7F) {
+      out += HexByte(c);
+      ++i;
+    } else if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+    } else {
+      // The longest valid UTF-8 sequence here, or one byte shown as \xNN.
+      size_t len = (c >= 0xF0) ? 4 : (c >= 0xE0) ? 3 : (c >= 0xC0) ? 2 : 1;
+      if (len > 1 && i + len <= token.size() &&
+          FindInvalidUtf8(token.substr(i, len)) == std::string_view::npos) {
+        out += token.substr(i, len);
+        i += len;
+      } else {
+        out += HexByte(c);
+        ++i;
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace tokenmill

@@ -90,6 +90,11 @@ struct TokenCount {
   bool operator==(const TokenCount& o) const = default;
 };
 
+// A token's text (Tokenizer::IdToToken) as reports show it, always valid UTF-8: spaces as "␣",
+// newlines as "↵", tabs as "⇥", other control characters and bytes that are not UTF-8 (half a
+// character of byte-level BPE) as \xNN.
+std::string VisibleToken(std::string_view token);
+
 struct ContentStats {
   uint64_t tasks = 0;  // task summaries merged into this one
   std::map<std::string, Histogram, std::less<>> histograms;

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "tokenmill/base/utf8.h"
 #include "tokenmill/tokenizer/char_util.h"
 
 namespace tokenmill {
@@ -316,6 +317,22 @@ TEST(ContentStatsTest, JsonRoundTripAndErrors) {
       R"({"histograms":{"x":{"count":2,"sum":16,"min":16,"max":16,"buckets":[[16,1]]}}})");
   EXPECT_FALSE(short_count.ok());
   EXPECT_FALSE(ContentStatsFromJson("{").ok());
+}
+
+TEST(ContentStatsTest, VisibleToken) {
+  EXPECT_EQ(VisibleToken(" the\n"), "␣the↵");
+  EXPECT_EQ(VisibleToken("##ing"), "##ing");
+  EXPECT_EQ(VisibleToken("中"), "中");
+  EXPECT_EQ(VisibleToken("\xe4\xb8"), "\\xE4\\xB8");  // half a character (byte-level BPE)
+  EXPECT_EQ(VisibleToken(std::string("\x01", 1)), "\\x01");
+  EXPECT_EQ(VisibleToken("\t\x7f"), "⇥\\x7F");
+  // What it makes of any bytes is valid UTF-8 (done records store it as JSON text), and making
+  // it visible again changes nothing.
+  std::string all;
+  for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
+  const std::string visible = VisibleToken(all);
+  EXPECT_EQ(FindInvalidUtf8(visible), std::string_view::npos);
+  EXPECT_EQ(VisibleToken(visible), visible);
 }
 
 }  // namespace

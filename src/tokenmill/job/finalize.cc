@@ -253,11 +253,17 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
       {"content", result.content}};
   const TaskStats& s = result.totals;
   if (spec.examples.kind == ExampleKind::kGpt) {
-    // The BOS and end-of-document ids the examples carry, from the job's copy of the tokenizer.
-    TM_ASSIGN_OR_RETURN(auto tokenizer, LoadJobTokenizer(*store, paths, job, spec.tokenizer));
-    TM_ASSIGN_OR_RETURN(auto gpt, GptBuilder::Create(spec.examples, *tokenizer));
-    auto id = [](std::optional<uint32_t> v) { return v ? nlohmann::json(*v) : nlohmann::json(); };
-    manifest["special_ids"] = {{"bos", id(gpt->bos_id())}, {"eod", id(gpt->eod_id())}};
+    // The BOS and end-of-document ids the examples carry, as the planner found them; a job
+    // planned before they were kept takes them from its copy of the tokenizer.
+    auto id = [](int64_t v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(); };
+    if (job.special_ids_known) {
+      manifest["special_ids"] = {{"bos", id(job.bos_id)}, {"eod", id(job.eod_id)}};
+    } else {
+      TM_ASSIGN_OR_RETURN(auto tokenizer, LoadJobTokenizer(*store, paths, job, spec.tokenizer));
+      TM_ASSIGN_OR_RETURN(auto gpt, GptBuilder::Create(spec.examples, *tokenizer));
+      auto known = [&](std::optional<uint32_t> v) { return id(v ? int64_t{*v} : -1); };
+      manifest["special_ids"] = {{"bos", known(gpt->bos_id())}, {"eod", known(gpt->eod_id())}};
+    }
   }
   if (spec.examples.kind == ExampleKind::kBert) {
     manifest["totals"]["bert"] = {{"masked_tokens", s.masked_tokens},

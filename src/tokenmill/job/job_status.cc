@@ -102,6 +102,10 @@ StatusOr<JobStatus> StatusReader::Read() {
                       ReadDoneRecords(*store_, new_urls, StoreRequestParallelism(paths_.root())));
   for (size_t i = 0; i < new_tasks.size(); ++i) {
     content_.Add(new_records[i].content);
+    // Kept once per id, not per record: the records' copies are not needed again.
+    for (auto& [id, label] : new_records[i].token_labels)
+      token_labels_.emplace(id, std::move(label));
+    new_records[i].token_labels.clear();
     done_[new_tasks[i]] = std::move(new_records[i]);
   }
   int64_t last_finish = 0;
@@ -132,6 +136,11 @@ StatusOr<JobStatus> StatusReader::Read() {
     fleet.done.push_back(&d->second);
   }
   st.content = content_.Total();
+  for (const TokenCount& top : st.content.top_tokens) {
+    if (auto it = token_labels_.find(top.id); it != token_labels_.end()) {
+      st.token_labels.emplace(top.id, it->second);
+    }
+  }
   for (const auto& o : failed_list) {
     const int64_t t = StorePaths::TaskFromLocation(o.url);
     if (t < 0 || static_cast<uint64_t>(t) >= st.total || done.count(t)) continue;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tokenmill/base/status.h"
@@ -56,6 +57,9 @@ struct JobStatus {
   std::vector<FileStats> files;    // in input order
   std::vector<ShardStats> shards;  // by task, then in the order the task wrote them
   uint64_t bytes_out = 0;          // of those shards
+  // The text of content.top_tokens as reports show it (VisibleToken), from the done records;
+  // ids whose records carry none (written by older workers) are missing.
+  std::map<uint32_t, std::string> token_labels;
   // Timing-dependent.
   FleetStats fleet;
   int64_t created_at_ms = 0;  // when the job was planned
@@ -84,7 +88,8 @@ class StatusReader {
   JobRecord job_;
   std::vector<TaskDef> tasks_;
   std::map<uint64_t, DoneRecord> done_;
-  ContentStatsSum content_;  // of every record in done_
+  ContentStatsSum content_;                                 // of every record in done_
+  std::unordered_map<uint32_t, std::string> token_labels_;  // of every record in done_
 };
 
 // Human-readable report (several lines).

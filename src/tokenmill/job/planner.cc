@@ -6,6 +6,7 @@
 #include "tokenmill/base/parallel_for.h"
 #include "tokenmill/base/sha256.h"
 #include "tokenmill/examples/bert_builder.h"
+#include "tokenmill/examples/gpt_builder.h"
 #include "tokenmill/io/document_reader.h"
 #include "tokenmill/io/parquet_reader.h"
 #include "tokenmill/job/job_status.h"
@@ -290,7 +291,14 @@ StatusOr<PlanResult> PlanJob(JobSpec spec, const PlanOptions& options) {
   job.tokenizer_digest = Sha256Hex(digest_input);
   // Fail early on a tokenizer that does not load (missing [UNK], bad file...); a worker of the
   // same process (`run`) then finds it built.
-  TM_RETURN_IF_ERROR(LoadSharedTokenizer(spec.tokenizer, files).status());
+  TM_ASSIGN_OR_RETURN(auto tokenizer, LoadSharedTokenizer(spec.tokenizer, files));
+  if (spec.examples.kind == ExampleKind::kGpt) {
+    // The ids finalize writes to the manifest, so that it needs no tokenizer.
+    TM_ASSIGN_OR_RETURN(auto gpt, GptBuilder::Create(spec.examples, *tokenizer));
+    job.special_ids_known = true;
+    job.bos_id = gpt->bos_id() ? int64_t{*gpt->bos_id()} : -1;
+    job.eod_id = gpt->eod_id() ? int64_t{*gpt->eod_id()} : -1;
+  }
 
   std::string tasks_jsonl;
   for (const auto& t : tasks) {

@@ -35,7 +35,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TokenizerFileRecord, role, name,
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(JobRecord, format_version, tokenmill_version,
                                                 spec_json, spec_digest, tokenizer_files,
                                                 tokenizer_digest, task_count, tasks_sha256,
-                                                input_bytes, created_at_ms)
+                                                input_bytes, created_at_ms, special_ids_known,
+                                                bos_id, eod_id)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(LeaseRecord, task, holder, attempt, expires_at_ms,
                                                 state, failures, expiries, seq)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TaskStats, documents, lines, tokens, unk_tokens,
@@ -46,7 +47,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TaskStats, documents, lines, tok
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ShardEntry, name, bytes, sha256, examples, tokens)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DoneRecord, task, holder, attempt, shards, stats,
                                                 content, elapsed_ms, finished_at_ms, failures,
-                                                expiries)
+                                                expiries, token_labels)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ErrorRecord, task, attempt, holder, message, file,
                                                 offset, at_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerHeartbeat, id, host, pid, threads,

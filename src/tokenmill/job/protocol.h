@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -90,6 +91,12 @@ struct JobRecord {
   std::string tasks_sha256;
   uint64_t input_bytes = 0;
   int64_t created_at_ms = 0;
+  // GPT jobs: the BOS and end-of-document ids the examples carry (-1: none), found when the job
+  // was planned, so that finalize writes them to the manifest without loading the tokenizer.
+  // False in the records of jobs planned before tokenmill kept them (finalize then loads it).
+  bool special_ids_known = false;
+  int64_t bos_id = -1;
+  int64_t eod_id = -1;
 };
 
 enum class LeaseState { kLeased, kReleased, kFailed };
@@ -149,6 +156,10 @@ struct DoneRecord {
   int64_t finished_at_ms = 0;
   uint32_t failures = 0;
   uint32_t expiries = 0;
+  // The text of each of content.top_tokens, as the report shows it (VisibleToken: valid UTF-8),
+  // by id: the report labels the job's top tokens from these without loading the tokenizer.
+  // Empty in the records of workers that did not write them.
+  std::map<uint32_t, std::string> token_labels;
 };
 
 struct ErrorRecord {

@@ -63,14 +63,23 @@ StatusOr<ReportData> ReadReportData(const std::string& store_location, StatusRea
   d.facts.push_back({"input", GroupDigits(job.input_bytes) + " bytes"});
   d.facts.push_back({"tokenmill", job.tokenmill_version});
 
-  auto tokenizer_or = LoadStoreTokenizer(*store, StorePaths(store_location), job);
-  if (tokenizer_or.ok()) {
-    for (const auto& t : d.status.content.top_tokens) {
-      d.token_text[t.id] = std::string((*tokenizer_or)->IdToToken(t.id));
+  // The workers wrote the top tokens' text into their done records; the tokenizer (which can
+  // take seconds and hundreds of MB to load) only labels what records of older workers lack.
+  d.token_label = d.status.token_labels;
+  bool all_labelled = true;
+  for (const auto& t : d.status.content.top_tokens) all_labelled &= d.token_label.count(t.id) > 0;
+  if (!all_labelled) {
+    auto tokenizer_or = LoadStoreTokenizer(*store, StorePaths(store_location), job);
+    if (tokenizer_or.ok()) {
+      for (const auto& t : d.status.content.top_tokens) {
+        d.token_label.try_emplace(t.id, VisibleToken((*tokenizer_or)->IdToToken(t.id)));
+      }
+    } else {
+      d.tokenizer_note =
+          "Tokens without a label are shown by id: the tokenizer could not be "
+          "loaded (" +
+          tokenizer_or.status().message() + ").";
     }
-  } else {
-    d.tokenizer_note = "Tokens are shown by id: the tokenizer could not be loaded (" +
-                       tokenizer_or.status().message() + ").";
   }
   return d;
 }

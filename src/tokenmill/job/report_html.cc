@@ -7,7 +7,6 @@
 
 #include "tokenmill/base/markup_escape.h"
 #include "tokenmill/base/units.h"
-#include "tokenmill/base/utf8.h"
 #include "tokenmill/job/finalize.h"
 
 namespace tokenmill {
@@ -26,12 +25,6 @@ constexpr size_t kMaxBars = 30;
 std::string Fmt(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), format, v);
-  return buf;
-}
-
-std::string HexByte(unsigned char c) {
-  char buf[8];
-  std::snprintf(buf, sizeof(buf), "\\x%02X", static_cast<unsigned>(c));
   return buf;
 }
 
@@ -482,9 +475,9 @@ std::string FailuresSection(const JobStatus& s) {
 }
 
 std::string TokenLabel(const ReportData& d, uint32_t id) {
-  auto it = d.token_text.find(id);
-  if (it == d.token_text.end()) return "#" + std::to_string(id);
-  return VisibleToken(it->second);
+  auto it = d.token_label.find(id);
+  if (it == d.token_label.end()) return "#" + std::to_string(id);
+  return it->second;
 }
 
 std::string ContentSection(const ReportData& d) {
@@ -735,42 +728,6 @@ std::string GroupDigits(uint64_t v) {
   for (size_t i = 0; i < n; ++i) {
     out += digits[i];
     if (i + 1 < n && (n - i - 1) % 3 == 0) out += ',';
-  }
-  return out;
-}
-
-std::string VisibleToken(std::string_view token) {
-  std::string out;
-  size_t i = 0;
-  while (i < token.size()) {
-    const unsigned char c = static_cast<unsigned char>(token[i]);
-    if (c == ' ') {
-      out += "␣";
-      ++i;
-    } else if (c == '\n') {
-      out += "↵";
-      ++i;
-    } else if (c == '\t') {
-      out += "⇥";
-      ++i;
-    } else if (c < 0x20 || c == 0x7F) {
-      out += HexByte(c);
-      ++i;
-    } else if (c < 0x80) {
-      out += static_cast<char>(c);
-      ++i;
-    } else {
-      // The longest valid UTF-8 sequence here, or one byte shown as \xNN.
-      size_t len = (c >= 0xF0) ? 4 : (c >= 0xE0) ? 3 : (c >= 0xC0) ? 2 : 1;
-      if (len > 1 && i + len <= token.size() &&
-          FindInvalidUtf8(token.substr(i, len)) == std::string_view::npos) {
-        out += token.substr(i, len);
-        i += len;
-      } else {
-        out += HexByte(c);
-        ++i;
-      }
-    }
   }
   return out;
 }

@@ -21,8 +21,8 @@ struct ReportData {
   std::string title;  // the job's name (its output folder's base name)
   // Deterministic facts about the job, shown under the title: ("example kind", "electra"), ...
   std::vector<std::pair<std::string, std::string>> facts;
-  // The text of the top tokens (ids missing here are shown by id only).
-  std::map<uint32_t, std::string> token_text;
+  // The top tokens' text as shown (VisibleToken); ids missing here are shown by id only.
+  std::map<uint32_t, std::string> token_label;
   std::string tokenizer_note;  // why tokens are not decoded, if they are not
   int64_t generated_at_ms = 0;
 };
@@ -33,8 +33,5 @@ std::string RenderReportHtml(const ReportData& data);
 std::string HtmlEscape(std::string_view text);
 // "1,234,567".
 std::string GroupDigits(uint64_t v);
-// A token's text made visible: spaces as "␣", newlines as "↵", tabs as "⇥", other control
-// characters and bytes that are not UTF-8 as \xNN.
-std::string VisibleToken(std::string_view token);
 
 }  // namespace tokenmill

@@ -358,6 +358,9 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
       done.attempt = attempt;
       done.stats = result.stats;
       done.content = std::move(result.content);
+      for (const TokenCount& top : done.content.top_tokens) {
+        done.token_labels[top.id] = VisibleToken(tokenizer->IdToToken(top.id));
+      }
       if (auto lease = ledger.HeldLeaseRecord(t)) {
         done.failures = lease->failures;
         done.expiries = lease->expiries;
