@@ -1,5 +1,6 @@
 #include "tokenmill/job/record_checks.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -54,6 +55,13 @@ Status CheckJobRecord(const JobRecord& job, std::string_view where) {
       return Status::DataLoss(std::string(where) + ": tokenizer file '" + f.role + "-" + f.name +
                               "' is not a plain file name of the job store's tokenizer/ folder" +
                               kFix);
+    }
+  }
+  // The manifest's special_ids come from here: each an id (below 2^32) or -1 for none.
+  for (const int64_t id : {job.bos_id, job.eod_id}) {
+    if (job.special_ids_known && (id < -1 || id > int64_t{UINT32_MAX})) {
+      return Status::DataLoss(std::string(where) + ": special id " + std::to_string(id) +
+                              " is neither a token id nor -1 (none)" + kFix);
     }
   }
   return Status::Ok();

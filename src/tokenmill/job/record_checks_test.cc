@@ -91,6 +91,18 @@ TEST(RecordChecks, JobRecordDigestAndTokenizerNames) {
   JobRecord bad_role = job;
   bad_role.tokenizer_files[0].role = "../x";
   EXPECT_EQ(CheckJobRecord(bad_role, "job.json").code(), StatusCode::kDataLoss);
+  JobRecord gpt = job;
+  gpt.special_ids_known = true;
+  gpt.bos_id = -1;
+  gpt.eod_id = 100257;
+  EXPECT_TRUE(CheckJobRecord(gpt, "job.json").ok());
+  for (const int64_t id : {int64_t{-2}, int64_t{1} << 32}) {
+    JobRecord bad_id = gpt;
+    bad_id.eod_id = id;
+    Status s = CheckJobRecord(bad_id, "/store/job.json");
+    EXPECT_EQ(s.code(), StatusCode::kDataLoss) << id;
+    EXPECT_NE(s.message().find("special id"), std::string::npos);
+  }
 }
 
 ShardEntry Shard(const char* name) {
