@@ -50,6 +50,9 @@ int FuzzRecords(const uint8_t* data, size_t size) {
         for (const auto& f : j->tokenizer_files) {
           if (f.name.find('/') != std::string::npos || f.name == "..") std::abort();
         }
+        for (const int64_t id : {j->bos_id, j->eod_id}) {
+          if (j->special_ids_known && (id < -1 || id > int64_t{UINT32_MAX})) std::abort();
+        }
       }
       break;
     }
