@@ -13,7 +13,7 @@ import re
 import unittest
 
 import tmtest
-from tmtest import run, spawn, status_json
+from tmtest import run, spawn, status_json, store_object_path
 from test_jobstore import JobStoreBase
 
 LAST_LINE = re.compile(r"^tokenmill: worker exits 0 after (\d+) injected faults$")
@@ -93,14 +93,6 @@ class FaultsTest(JobStoreBase):
         again = run(["run", job, "--quiet"], env=self.env())
         self.assertIn("already done", again.stdout)
         self.assertEqual(self.incomplete(out), set(foreign))
-
-
-def store_object_path(path):
-    """The file holding the newest version of a local job-store object."""
-    if os.path.isfile(path):
-        return path
-    gens = sorted(g for g in os.listdir(path + ".v") if g.startswith("g"))
-    return os.path.join(path + ".v", gens[-1])
 
 
 class TamperedStoreTest(tmtest.TempDirTest):

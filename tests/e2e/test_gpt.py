@@ -2,7 +2,6 @@
 checked with independent readers written from docs/formats (tests/tools, numpy)."""
 
 import glob
-import gzip
 import json
 import os
 import re
@@ -144,6 +143,49 @@ class GptTest(tmtest.TempDirTest):
         self.assertFalse([label for label in labels if label.startswith("#")], labels)
         self.assertIn("<span class=\"tok\">,</span>", page)
         self.assertNotIn("could not be loaded", page)
+
+    def test_a_store_planned_by_an_older_version_still_finalizes_and_reports(self):
+        # A job record without the special ids and done records without token labels (as older
+        # versions wrote them): finalize and report load the store's tokenizer for them instead.
+        job, out = self.gpt_job("older", "megatron", CL100K)
+        run(["plan", job])
+        store = out + "/_job"
+        run(["work", store, "--threads", "2"])
+
+        def edit(path, change):
+            path = tmtest.store_object_path(path)
+            with open(path) as f:
+                record = json.load(f)
+            change(record)
+            os.chmod(path, 0o644)
+            with open(path, "w") as f:
+                json.dump(record, f)
+
+        def drop(*keys):
+            def change(record):
+                for key in keys:
+                    del record[key]
+            return change
+
+        edit(os.path.join(store, "job.json"), drop("special_ids_known", "bos_id", "eod_id"))
+        done = glob.glob(os.path.join(store, "done", "*.json*"))
+        self.assertGreater(len(done), 1)
+        for path in done:
+            edit(path[:-2] if path.endswith(".v") else path, drop("token_labels"))
+        run(["finalize", store])
+        job2, out2 = self.gpt_job("current", "megatron", CL100K)
+        run(["run", job2, "--quiet"])
+        with open(os.path.join(out, "manifest.json"), "rb") as a, \
+                open(os.path.join(out2, "manifest.json"), "rb") as b:
+            self.assertEqual(a.read(), b.read())
+        run(["report", store, "--out", self.path("report.html")])
+        run(["report", out2 + "/_job", "--out", self.path("report2.html")])
+        labels = []
+        for page in ("report.html", "report2.html"):
+            with open(self.path(page), encoding="utf-8") as f:
+                labels.append(re.findall(r'<span class="tok">([^<]*)</span>', f.read()))
+        self.assertEqual(len(labels[0]), 64)
+        self.assertEqual(labels[0], labels[1])
 
     def test_llmc_with_gpt2_and_independent_reader(self):
         gpt2 = os.path.join(tmtest.DATA, "vocab", "gpt2", "encoder.json")

@@ -90,15 +90,19 @@ def status_json(store, env=None):
     return json.loads(run(["status", store, "--json"], env=env).stdout)
 
 
-def read_store_object(path):
-    """Reads an object of a local job store. Objects written by create-if-absent or
+def store_object_path(path):
+    """The file holding an object of a local job store. Objects written by create-if-absent or
     compare-and-swap are kept as a folder of generations, PATH.v/gNNNNNNNNNN (docs/storage.md):
     the newest generation is the object."""
     if os.path.isfile(path):
-        with open(path, "rb") as f:
-            return f.read()
+        return path
     gens = sorted(g for g in os.listdir(path + ".v") if g.startswith("g"))
-    with open(os.path.join(path + ".v", gens[-1]), "rb") as f:
+    return os.path.join(path + ".v", gens[-1])
+
+
+def read_store_object(path):
+    """Reads an object of a local job store (store_object_path)."""
+    with open(store_object_path(path), "rb") as f:
         return f.read()
 
 
