@@ -13,7 +13,7 @@ import re
 import unittest
 
 import tmtest
-from tmtest import run, spawn, status_json, store_object_path
+from tmtest import edit_store_record, run, spawn, status_json, store_object_path
 from test_jobstore import JobStoreBase
 
 LAST_LINE = re.compile(r"^tokenmill: worker exits 0 after (\d+) injected faults$")
@@ -105,13 +105,7 @@ class TamperedStoreTest(tmtest.TempDirTest):
         return out, out + "/_job"
 
     def edit_job_record(self, store, change):
-        path = store_object_path(os.path.join(store, "job.json"))
-        with open(path) as f:
-            record = json.load(f)
-        change(record)
-        os.chmod(path, 0o644)
-        with open(path, "w") as f:
-            json.dump(record, f)
+        edit_store_record(os.path.join(store, "job.json"), change)
 
     def edit_tasks(self, store, change):
         path = store_object_path(os.path.join(store, "tasks.jsonl"))
@@ -164,13 +158,8 @@ class TamperedStoreTest(tmtest.TempDirTest):
     def test_done_record_outside_the_output_is_refused(self):
         out, store = self.planned("done")
         run(["work", store])
-        path = store_object_path(os.path.join(store, "done", "000000.json"))
-        with open(path) as f:
-            done = json.load(f)
-        done["shards"][0]["name"] = "../../etc/passwd"
-        os.chmod(path, 0o644)
-        with open(path, "w") as f:
-            json.dump(done, f)
+        edit_store_record(os.path.join(store, "done", "000000.json"),
+                          lambda done: done["shards"][0].update(name="../../etc/passwd"))
         proc = run(["finalize", store], check=False)
         self.assertEqual(proc.returncode, 1, proc.stderr)
         self.assertIn("is not a shard name of task 0", proc.stderr)

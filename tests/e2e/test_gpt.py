@@ -152,26 +152,19 @@ class GptTest(tmtest.TempDirTest):
         store = out + "/_job"
         run(["work", store, "--threads", "2"])
 
-        def edit(path, change):
-            path = tmtest.store_object_path(path)
-            with open(path) as f:
-                record = json.load(f)
-            change(record)
-            os.chmod(path, 0o644)
-            with open(path, "w") as f:
-                json.dump(record, f)
-
         def drop(*keys):
             def change(record):
                 for key in keys:
                     del record[key]
             return change
 
-        edit(os.path.join(store, "job.json"), drop("special_ids_known", "bos_id", "eod_id"))
+        tmtest.edit_store_record(os.path.join(store, "job.json"),
+                                 drop("special_ids_known", "bos_id", "eod_id"))
         done = glob.glob(os.path.join(store, "done", "*.json*"))
         self.assertGreater(len(done), 1)
         for path in done:
-            edit(path[:-2] if path.endswith(".v") else path, drop("token_labels"))
+            tmtest.edit_store_record(path[:-2] if path.endswith(".v") else path,
+                                     drop("token_labels"))
         run(["finalize", store])
         job2, out2 = self.gpt_job("current", "megatron", CL100K)
         run(["run", job2, "--quiet"])

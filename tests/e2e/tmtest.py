@@ -100,6 +100,17 @@ def store_object_path(path):
     return os.path.join(path + ".v", gens[-1])
 
 
+def edit_store_record(path, change):
+    """Edits a JSON record of a local job store in place: change(record) on its parsed form."""
+    path = store_object_path(path)
+    with open(path) as f:
+        record = json.load(f)
+    change(record)
+    os.chmod(path, 0o644)
+    with open(path, "w") as f:
+        json.dump(record, f)
+
+
 def read_store_object(path):
     """Reads an object of a local job store (store_object_path)."""
     with open(store_object_path(path), "rb") as f:
