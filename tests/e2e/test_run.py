@@ -97,6 +97,54 @@ class RunTest(tmtest.TempDirTest):
             self.assertEqual(worker_flags(out), [workers < cpus] * workers)
             self.assertEqual(output_digests(out), digests["on"])
 
+    def test_larger_tasks_are_claimed_first(self):
+        # One gzipped file (one task, its bytes counted four times) beside plain files of
+        # different sizes: a worker takes the tasks largest size class first (docs/protocol.md,
+        # "Finding work"), so that a job ends on small tasks.
+        with open(os.path.join(tmtest.DATA, "sample", "part-00.txt"), "rb") as f:
+            lines = f.read().splitlines(keepends=True)
+
+        def take(size):
+            out = b""
+            while len(out) < size:
+                out += lines.pop(0)
+            return out
+
+        inputs = []
+        for name, size in (("d.txt", 1200), ("b.txt", 20000), ("a.txt.gz", 100000),
+                           ("c.txt", 5000), ("e.txt", 1300)):
+            path = self.path(name)
+            text = take(size)
+            with (gzip.open(path, "wb") if name.endswith(".gz") else open(path, "wb")) as f:
+                f.write(text)
+            inputs.append(path)
+        out = self.path("out")
+        job = write_job(self.path("job.toml"), inputs, out, task_size="64MiB")
+        run(["plan", job])
+        store = os.path.join(out, "_job")
+        run(["work", store, "--threads", "1"])
+        run(["finalize", store])
+
+        with open(os.path.join(store, "tasks.jsonl")) as f:
+            tasks = [json.loads(line) for line in f]
+
+        def size_class(task):  # FreeTasks' class of TaskWork(task)
+            work = (task["end"] - task["begin"]) * (4 if task["compressed"] else 1)
+            return work.bit_length()
+
+        classes = [size_class(t) for t in tasks]
+        self.assertEqual(len(set(classes)), 4, classes)  # d and e share one
+        # The order of the claims: the sequence number of each task's first lease record (one
+        # worker's ledger numbers its writes).
+        claimed = []
+        for task in tasks:
+            folder = os.path.join(store, "leases", "%06d-0001.v" % task["id"])
+            with open(os.path.join(folder, sorted(os.listdir(folder))[0])) as f:
+                claimed.append((json.load(f)["seq"], task["id"]))
+        order = [t for _, t in sorted(claimed)]
+        self.assertEqual(tasks[order[0]]["url"], self.path("a.txt.gz"))
+        self.assertEqual([classes[t] for t in order], sorted(classes, reverse=True))
+
     def test_a_limit_on_threads_is_worked_around_or_named(self):
         """A worker that cannot start all its threads (ulimit -u, a container's pids limit)
         writes and publishes on the threads it has, or says which limit stops it."""

@@ -14,9 +14,9 @@ Ledger::Ledger(Storage* store, StorePaths paths, uint64_t task_count, std::strin
       task_count_(task_count),
       holder_(std::move(holder)),
       options_(options),
+      free_(options_.task_work),
       rng_(std::hash<std::string>()(holder_)) {
-  free_.reserve(task_count_);
-  for (uint64_t t = 0; t < task_count_; ++t) free_.push_back(t);
+  for (uint64_t t = 0; t < task_count_; ++t) free_.Add(t);
 }
 
 LedgerCounters Ledger::counters() const {
@@ -215,14 +215,14 @@ Status Ledger::Refresh() {
     if (const int64_t t = task_of(o); t >= 0) state[t] = 2;
   }
   std::lock_guard<std::mutex> lock(mu_);
-  free_.clear();
+  free_.Clear();
   held_by_others_.clear();
   finished_.clear();
   done_count_ = failed_count_ = 0;
   for (uint64_t t = 0; t < task_count_; ++t) {
     switch (state[t]) {
       case 0:
-        if (!held_.count(t) && !claiming_.count(t)) free_.push_back(t);
+        if (!held_.count(t) && !claiming_.count(t)) free_.Add(t);
         break;
       case 1:
         if (!held_.count(t)) held_by_others_[t] = latest[t];
@@ -244,11 +244,7 @@ Status Ledger::Refresh() {
 std::optional<uint64_t> Ledger::TakeFreeCandidate() {
   std::lock_guard<std::mutex> lock(mu_);
   if (free_.empty()) return std::nullopt;
-  std::uniform_int_distribution<size_t> pick(0, free_.size() - 1);
-  const size_t i = pick(rng_);
-  const uint64_t candidate = free_[i];
-  free_[i] = free_.back();
-  free_.pop_back();
+  const uint64_t candidate = free_.Take(rng_);
   claiming_.insert(candidate);
   return candidate;
 }
@@ -265,7 +261,7 @@ StatusOr<bool> Ledger::ClaimCandidate(uint64_t task) {
     }
     if (!won.ok()) {
       // Undecided: believed free again (a later claim resolves it by reading back).
-      free_.push_back(task);
+      free_.Add(task);
       return won.status();
     }
     ++counters_.claim_conflicts;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tokenmill/base/status.h"
+#include "tokenmill/job/free_tasks.h"
 #include "tokenmill/job/protocol.h"
 #include "tokenmill/storage/storage.h"
 
@@ -32,6 +33,9 @@ struct LedgerOptions {
   uint32_t conflicts_before_refresh = 4;
   // Held leases read per waiting round (to find expired ones). Default: 16.
   uint32_t lease_probes_per_round = 16;
+  // The work of each task, by id (TaskWork): larger tasks are claimed first (FreeTasks). Empty:
+  // every task alike.
+  std::vector<uint64_t> task_work;
 };
 
 // Counters of coordination requests made through the ledger.
@@ -137,7 +141,7 @@ class Ledger {
   const LedgerOptions options_;
 
   mutable std::mutex mu_;
-  std::vector<uint64_t> free_;   // believed free (no lease)
+  FreeTasks free_;               // believed free (no lease)
   std::set<uint64_t> claiming_;  // taken from free_, claim not decided yet
   // Lease exists, no done / failed record seen: task -> latest attempt seen.
   std::map<uint64_t, uint32_t> held_by_others_;

@@ -98,6 +98,26 @@ TEST_F(LedgerTest, ACandidateInFlightIsGivenOnceAndWonByOneLedger) {
 }
 
 // A claim that fails (the store is down) leaves its task believed free, to be claimed later.
+TEST_F(LedgerTest, LargerTasksAreClaimedFirst) {
+  // Task 3 reads ten times the bytes of the others: every worker tries it first.
+  LedgerOptions o;
+  o.task_work = {100, 100, 100, 1000, 100};
+  for (const char* holder : {"a", "b", "c", "d"}) {
+    Ledger l = Make(holder, 5, o);
+    EXPECT_EQ(l.TakeFreeCandidate(), std::optional<uint64_t>(3)) << holder;
+  }
+  // Through Acquire: the second worker's claim of task 3 conflicts, and it goes on to another.
+  Ledger a = Make("a", 5, o);
+  Ledger b = Make("b", 5, o);
+  uint64_t t = 99;
+  uint32_t attempt = 0;
+  ASSERT_EQ(*a.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);
+  EXPECT_EQ(t, 3u);
+  ASSERT_EQ(*b.Acquire(&t, &attempt), Ledger::Outcome::kClaimed);
+  EXPECT_NE(t, 3u);
+  EXPECT_EQ(b.counters().claim_conflicts, 1u);
+}
+
 TEST_F(LedgerTest, AFailedClaimOfACandidateLeavesItFree) {
   FaultInjectionStorage faulty(store_);
   Ledger a(&faulty, StorePaths(root_ + "/job"), 1, "a", {});

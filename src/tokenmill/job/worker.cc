@@ -206,6 +206,8 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   ledger_options.lease_seconds = spec.job.lease_seconds;
   ledger_options.max_attempts = spec.job.max_attempts;
   ledger_options.max_expiries = spec.job.max_expiries;
+  ledger_options.task_work.reserve(tasks.size());
+  for (const TaskDef& task : tasks) ledger_options.task_work.push_back(TaskWork(task));
   Ledger ledger(store, paths, job.task_count, worker_id, ledger_options);
 
   const uint32_t cpus = AvailableCpus();  // reads the cgroup files: once
