@@ -32,12 +32,19 @@ void FreeTasks::Clear() {
   size_ = 0;
 }
 
-uint64_t FreeTasks::Take(std::mt19937_64& rng) {
+uint64_t FreeTasks::Take(std::mt19937_64& rng, bool largest_first) {
   size_t c = by_class_.size() - 1;
-  while (by_class_[c].empty()) --c;  // !empty(): some class has a task
+  size_t i = 0;
+  if (largest_first) {
+    while (by_class_[c].empty()) --c;  // !empty(): some class has a task
+    std::uniform_int_distribution<size_t> pick(0, by_class_[c].size() - 1);
+    i = pick(rng);
+  } else {  // the i-th of all free tasks, the classes in turn from the largest
+    std::uniform_int_distribution<size_t> pick(0, size_ - 1);
+    i = pick(rng);
+    while (i >= by_class_[c].size()) i -= by_class_[c--].size();
+  }
   std::vector<uint64_t>& tasks = by_class_[c];
-  std::uniform_int_distribution<size_t> pick(0, tasks.size() - 1);
-  const size_t i = pick(rng);
   const uint64_t task = tasks[i];
   tasks[i] = tasks.back();
   tasks.pop_back();

@@ -31,9 +31,10 @@ class FreeTasks {
   bool empty() const { return size_ == 0; }
   size_t size() const { return size_; }
 
-  // Removes and returns a task of the largest size class that has free tasks (work within the
-  // same power of two), picked at random. REQUIRES: !empty().
-  uint64_t Take(std::mt19937_64& rng);
+  // Removes and returns a free task picked at random: with `largest_first`, among those of the
+  // largest size class that has any (work within the same power of two); else among all.
+  // REQUIRES: !empty().
+  uint64_t Take(std::mt19937_64& rng, bool largest_first = true);
 
  private:
   // 0 for no work, else 1 + floor(log2(work)).

@@ -80,6 +80,34 @@ TEST(FreeTasksTest, TasksAddedBackAndClear) {
   EXPECT_EQ(free.Take(rng), 5u);
 }
 
+TEST(FreeTasksTest, NotLargestFirstThePickIsAmongAll) {
+  // One large task beside 15 small ones: taken first by every seed when largest first, by few
+  // seeds otherwise; every task comes first for some seed, and draining still gives each once.
+  std::vector<uint64_t> work(16, 10);
+  work[5] = 100000;
+  std::set<uint64_t> firsts;
+  int large_first = 0;
+  for (uint64_t seed = 0; seed < 400; ++seed) {
+    FreeTasks any(work);
+    FreeTasks largest(work);
+    for (uint64_t t = 0; t < work.size(); ++t) {
+      any.Add(t);
+      largest.Add(t);
+    }
+    std::mt19937_64 rng(seed);
+    const uint64_t first = any.Take(rng, /*largest_first=*/false);
+    firsts.insert(first);
+    large_first += first == 5;
+    EXPECT_EQ(largest.Take(rng, /*largest_first=*/true), 5u);
+    std::set<uint64_t> rest;
+    while (!any.empty()) rest.insert(any.Take(rng, /*largest_first=*/false));
+    EXPECT_EQ(rest.size(), 15u);
+    EXPECT_EQ(rest.count(first), 0u);
+  }
+  EXPECT_EQ(firsts.size(), 16u);
+  EXPECT_LT(large_first, 60);  // 25 expected of 400
+}
+
 TEST(TaskWorkTest, CountsCompressedBytesFourTimes) {
   TaskDef plain;
   plain.begin = 100;

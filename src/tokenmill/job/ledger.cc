@@ -244,7 +244,7 @@ Status Ledger::Refresh() {
 std::optional<uint64_t> Ledger::TakeFreeCandidate() {
   std::lock_guard<std::mutex> lock(mu_);
   if (free_.empty()) return std::nullopt;
-  const uint64_t candidate = free_.Take(rng_);
+  const uint64_t candidate = free_.Take(rng_, /*largest_first=*/won_a_claim_);
   claiming_.insert(candidate);
   return candidate;
 }
@@ -257,6 +257,7 @@ StatusOr<bool> Ledger::ClaimCandidate(uint64_t task) {
     claiming_.erase(task);
     if (won.ok() && *won) {
       consecutive_conflicts_ = 0;
+      won_a_claim_ = true;
       return true;
     }
     if (!won.ok()) {
@@ -279,6 +280,7 @@ StatusOr<Ledger::Outcome> Ledger::Acquire(uint64_t* task, uint32_t* attempt) {
     *task = t;
     *attempt = held_[t].record.attempt;
     consecutive_conflicts_ = 0;
+    won_a_claim_ = true;
     return Outcome::kClaimed;
   };
   for (;;) {

@@ -33,8 +33,10 @@ struct LedgerOptions {
   uint32_t conflicts_before_refresh = 4;
   // Held leases read per waiting round (to find expired ones). Default: 16.
   uint32_t lease_probes_per_round = 16;
-  // The work of each task, by id (TaskWork): larger tasks are claimed first (FreeTasks). Empty:
-  // every task alike.
+  // The work of each task, by id (TaskWork): once this ledger has won a claim, larger tasks are
+  // claimed first (FreeTasks). Its first claim is at random among all tasks believed free, so
+  // that a fleet of workers starting at once spreads over the job instead of all trying its few
+  // largest tasks. Empty: every task alike.
   std::vector<uint64_t> task_work;
 };
 
@@ -142,6 +144,7 @@ class Ledger {
 
   mutable std::mutex mu_;
   FreeTasks free_;               // believed free (no lease)
+  bool won_a_claim_ = false;     // then larger tasks first (LedgerOptions::task_work)
   std::set<uint64_t> claiming_;  // taken from free_, claim not decided yet
   // Lease exists, no done / failed record seen: task -> latest attempt seen.
   std::map<uint64_t, uint32_t> held_by_others_;
