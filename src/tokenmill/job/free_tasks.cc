@@ -11,7 +11,7 @@ uint64_t TaskWork(const TaskDef& task) {
   return bytes <= UINT64_MAX / kCompressedRatio ? bytes * kCompressedRatio : UINT64_MAX;
 }
 
-FreeTasks::FreeTasks(std::vector<uint64_t> work) {
+FreeTasks::FreeTasks(const std::vector<uint64_t>& work) {
   class_of_.reserve(work.size());
   for (const uint64_t w : work) class_of_.push_back(static_cast<uint8_t>(ClassOf(w)));
 }

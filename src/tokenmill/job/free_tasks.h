@@ -24,7 +24,7 @@ uint64_t TaskWork(const TaskDef& task);
 class FreeTasks {
  public:
   // `work` by task id (TaskWork); tasks beyond it, or all when it is empty, are alike.
-  explicit FreeTasks(std::vector<uint64_t> work = {});
+  explicit FreeTasks(const std::vector<uint64_t>& work = {});
 
   void Add(uint64_t task);  // REQUIRES: not already free
   void Clear();

@@ -109,6 +109,7 @@ StatusOr<bool> Ledger::TryCreate(uint64_t task) {
   }
   std::lock_guard<std::mutex> lock(mu_);
   held_[task] = HeldLease{rec, *generation, NowMs(), false};
+  won_a_claim_ = true;
   return true;
 }
 
@@ -157,6 +158,7 @@ StatusOr<bool> Ledger::TryTakeover(uint64_t task, const LeaseRecord& record) {
   std::lock_guard<std::mutex> lock(mu_);
   held_by_others_.erase(task);
   held_[task] = HeldLease{next, *generation, NowMs(), false};
+  won_a_claim_ = true;
   return true;
 }
 
@@ -257,7 +259,6 @@ StatusOr<bool> Ledger::ClaimCandidate(uint64_t task) {
     claiming_.erase(task);
     if (won.ok() && *won) {
       consecutive_conflicts_ = 0;
-      won_a_claim_ = true;
       return true;
     }
     if (!won.ok()) {
@@ -280,7 +281,6 @@ StatusOr<Ledger::Outcome> Ledger::Acquire(uint64_t* task, uint32_t* attempt) {
     *task = t;
     *attempt = held_[t].record.attempt;
     consecutive_conflicts_ = 0;
-    won_a_claim_ = true;
     return Outcome::kClaimed;
   };
   for (;;) {

@@ -144,7 +144,7 @@ class Ledger {
 
   mutable std::mutex mu_;
   FreeTasks free_;               // believed free (no lease)
-  bool won_a_claim_ = false;     // then larger tasks first (LedgerOptions::task_work)
+  bool won_a_claim_ = false;     // a lease was held: larger tasks first (task_work)
   std::set<uint64_t> claiming_;  // taken from free_, claim not decided yet
   // Lease exists, no done / failed record seen: task -> latest attempt seen.
   std::map<uint64_t, uint32_t> held_by_others_;

@@ -97,7 +97,6 @@ TEST_F(LedgerTest, ACandidateInFlightIsGivenOnceAndWonByOneLedger) {
   EXPECT_EQ(*b.Acquire(&t, &attempt), Ledger::Outcome::kAllDone);
 }
 
-// A claim that fails (the store is down) leaves its task believed free, to be claimed later.
 TEST_F(LedgerTest, LargerTasksAreClaimedFirstOnceAClaimIsWon) {
   // Task 3 reads ten times the bytes of the others. A worker's first claim is at random among
   // all tasks (a fleet starting at once spreads out); from then on the largest comes first.
@@ -129,6 +128,7 @@ TEST_F(LedgerTest, LargerTasksAreClaimedFirstOnceAClaimIsWon) {
   EXPECT_EQ(taken.size(), 8u);
 }
 
+// A claim that fails (the store is down) leaves its task believed free, to be claimed later.
 TEST_F(LedgerTest, AFailedClaimOfACandidateLeavesItFree) {
   FaultInjectionStorage faulty(store_);
   Ledger a(&faulty, StorePaths(root_ + "/job"), 1, "a", {});
