@@ -2,7 +2,9 @@
 # Builds the tokenmill worker bundle for Compute Engine VMs (and any stock Debian 12 machine):
 #   bin/tokenmill   the binary, with an rpath of $ORIGIN/../lib (set here with patchelf)
 #   lib/*.so*       every shared library it needs that Debian 12's base system lacks (the base is
-#                   scripts/bundle-base-packages.txt), each with an rpath of $ORIGIN
+#                   scripts/bundle-base-packages.txt), each with an rpath of $ORIGIN: those it
+#                   links and libcurl.so.4 with its own, which it loads when a remote path is
+#                   first used (found through the binary's rpath)
 #   VERSION         tokenmill --version, the git commit, the build time, the binary's sha256
 #                   (the binary is shipped without its debug information)
 # packed as a .tar.gz that `tokenmill launch gce` uploads to the bucket.
@@ -52,7 +54,20 @@ if ldd "$bin" | grep -q 'not found'; then
   ldd "$bin" >&2
   die "$bin has unresolved libraries on this machine"
 fi
-mapfile -t deps < <(ldd "$bin" | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}')
+# libcurl is not linked but loaded by name when needed (src/tokenmill/storage/curl_library.h).
+# It is taken from the folder of the binary's libc: the same architecture.
+libc_dir=$(dirname "$(ldd "$bin" | awk '$1 == "libc.so.6" {print $3}')")
+curl=$libc_dir/libcurl.so.4
+[ -f "$curl" ] || die "$curl is missing: apt-get install -y libcurl4"
+if ldd "$curl" | grep -q 'not found'; then
+  ldd "$curl" >&2
+  die "$curl has unresolved libraries on this machine"
+fi
+mapfile -t deps < <({
+  ldd "$bin"
+  echo "libcurl.so.4 => $curl (0)"
+  ldd "$curl"
+} | awk '$2 == "=>" && $3 ~ /^\// && !seen[$1]++ {print $1, $3}')
 # One dpkg query for every library (dpkg -S is slow to start).
 queries=()
 for dep in "${deps[@]}"; do
@@ -86,10 +101,12 @@ done
 patchelf --set-rpath '$ORIGIN/../lib' "$stage/bin/tokenmill"
 
 # Everything must now resolve inside the bundle or in the base system.
-if env -u LD_LIBRARY_PATH ldd "$stage/bin/tokenmill" | grep -q 'not found'; then
-  ldd "$stage/bin/tokenmill" >&2
-  die "the bundled binary has unresolved libraries"
-fi
+for f in "$stage/bin/tokenmill" "$stage/lib/libcurl.so.4"; do
+  if [ -f "$f" ] && env -u LD_LIBRARY_PATH ldd "$f" | grep -q 'not found'; then
+    ldd "$f" >&2
+    die "$f has unresolved libraries in the bundle"
+  fi
+done
 "$stage/bin/tokenmill" --version >/dev/null || die "the bundled binary does not run"
 
 {

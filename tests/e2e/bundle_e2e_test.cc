@@ -1,6 +1,7 @@
 // The GCE worker bundle (scripts/make-bundle.sh) runs on a stock Debian 12 machine: every shared
-// library the bundled binary loads is either inside the bundle or comes from a package of
-// Debian's base system (scripts/bundle-base-packages.txt).
+// library the bundled binary loads (libcurl too, loaded when a remote path is first used) is
+// either inside the bundle or comes from a package of Debian's base system
+// (scripts/bundle-base-packages.txt).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -92,36 +93,60 @@ TEST(BundleE2eTest, NeedsNothingBeyondTheBundleAndDebianBase) {
 
   RunOptions clean;
   clean.env_overrides = {"LD_LIBRARY_PATH="};
-  auto ldd = RunProcess({"ldd", bin}, clean);
-  ASSERT_TRUE(ldd.ok() && ldd->exit_code == 0) << (ldd.ok() ? ldd->err : "");
   std::set<std::string> base = BasePackages();
   ASSERT_GT(base.size(), 50u);
-  std::istringstream lines(ldd->out);
-  std::string line;
-  int in_bundle = 0, from_base = 0;
   const std::string lib_dir = fs::canonical(dir.Join("x/lib")).string() + "/";
-  std::vector<std::string> outside;
-  while (std::getline(lines, line)) {
-    EXPECT_EQ(line.find("not found"), std::string::npos) << line;
-    size_t arrow = line.find("=> /");
-    if (arrow == std::string::npos) continue;
-    std::string path = line.substr(arrow + 3, line.find(" (", arrow) - arrow - 3);
-    if (fs::canonical(path).string().rfind(lib_dir, 0) == 0) {
-      ++in_bundle;
-    } else {
-      outside.push_back(path);
+  // What the binary links, and libcurl (loaded by name through the binary's rpath when a
+  // remote path is first used) with what it links.
+  const std::string curl = dir.Join("x/lib/libcurl.so.4");
+  ASSERT_TRUE(fs::exists(curl)) << "libcurl is not in Debian's base system: the bundle ships it";
+  int in_bundle = 0, from_base = 0;
+  for (const std::string& object : {bin, curl}) {
+    auto ldd = RunProcess({"ldd", object}, clean);
+    ASSERT_TRUE(ldd.ok() && ldd->exit_code == 0) << (ldd.ok() ? ldd->err : "");
+    std::istringstream lines(ldd->out);
+    std::string line;
+    std::vector<std::string> outside;
+    while (std::getline(lines, line)) {
+      EXPECT_EQ(line.find("not found"), std::string::npos) << object << ": " << line;
+      size_t arrow = line.find("=> /");
+      if (arrow == std::string::npos) continue;
+      std::string path = line.substr(arrow + 3, line.find(" (", arrow) - arrow - 3);
+      if (fs::canonical(path).string().rfind(lib_dir, 0) == 0) {
+        ++in_bundle;
+      } else {
+        outside.push_back(path);
+      }
     }
-  }
-  std::map<std::string, std::string> owners = Owners(outside);
-  for (const std::string& path : outside) {
-    std::string pkg = owners.count(path) ? owners[path] : "";
-    EXPECT_TRUE(base.count(pkg) == 1)
-        << path << " comes from '" << pkg << "', which is not in Debian 12's base system";
-    ++from_base;
+    std::map<std::string, std::string> owners = Owners(outside);
+    for (const std::string& path : outside) {
+      std::string pkg = owners.count(path) ? owners[path] : "";
+      EXPECT_TRUE(base.count(pkg) == 1) << object << " needs " << path << ", from '" << pkg
+                                        << "', which is not in Debian 12's base system";
+      ++from_base;
+    }
   }
   EXPECT_GT(from_base, 0);  // libc at least
   std::fprintf(stderr, "%d libraries from the bundle, %d from the base system\n", in_bundle,
                from_base);
+
+  // A remote path loads the bundle's libcurl (nothing listens on port 1: libcurl's error).
+  RunOptions remote = clean;
+  remote.env_overrides.insert(
+      remote.env_overrides.end(),
+      {"LD_DEBUG=files", "AWS_ENDPOINT_URL=http://127.0.0.1:1", "AWS_ACCESS_KEY_ID=k",
+       "AWS_SECRET_ACCESS_KEY=s", "AWS_REGION=us-east-1", "AWS_CONFIG_FILE=/nonexistent",
+       "AWS_SHARED_CREDENTIALS_FILE=/nonexistent", "TOKENMILL_HTTP_MAX_ATTEMPTS=1"});
+  auto fetched = RunProcess({bin, "tokenize", "--tokenizer",
+                             TOKENMILL_SOURCE_DIR "/data/vocab/bert-base-uncased/vocab.txt",
+                             "--ids", "s3://bucket/in.txt"},
+                            remote);
+  ASSERT_TRUE(fetched.ok());
+  EXPECT_EQ(fetched->exit_code, 1) << fetched->err;
+  EXPECT_NE(fetched->err.find("calling init: " + dir.Join("x/bin/../lib/libcurl.so.4")),
+            std::string::npos)
+      << fetched->err;
+  EXPECT_NE(fetched->err.find("127.0.0.1 port 1"), std::string::npos) << fetched->err;
 
   // Bundled libraries find each other through their own rpath.
   for (const auto& entry : fs::directory_iterator(dir.Join("x/lib"))) {

@@ -327,7 +327,7 @@ class RunTest(tmtest.TempDirTest):
         # try the current folder first: a broken start here, someone else's code elsewhere).
         ldd = subprocess.run(["ldd", tmtest.BIN], capture_output=True, text=True, check=True)
         names = [line.split()[0] for line in ldd.stdout.splitlines() if "=>" in line]
-        self.assertIn("libcurl.so.4", names)
+        self.assertIn("libcrypto.so.3", names)
         folder = self.path("decoys")
         os.mkdir(folder)
         for name in names:
@@ -342,6 +342,30 @@ class RunTest(tmtest.TempDirTest):
         ids = run(["tokenize", "--tokenizer", vocab, "--ids", "in.txt"], cwd=folder, check=False)
         self.assertEqual(ids.returncode, 0, ids.stderr)
         self.assertEqual(ids.stdout, "[7592,2088]\n")
+
+    def test_libcurl_is_loaded_only_for_remote_paths(self):
+        # Binding libcurl and its two dozen libraries costs every process about 10 ms at start:
+        # it is loaded when a remote path is first used, and a local command never loads it.
+        ldd = subprocess.run(["ldd", tmtest.BIN], capture_output=True, text=True, check=True)
+        self.assertNotIn("libcurl", ldd.stdout)
+        vocab = os.path.join(tmtest.DATA, "vocab", "bert-base-uncased", "vocab.txt")
+        text = self.path("in.txt")
+        with open(text, "w") as f:
+            f.write("hello world\n")
+        env = dict(os.environ, LD_DEBUG="files")
+        local = run(["tokenize", "--tokenizer", vocab, "--ids", text], env=env)
+        self.assertEqual(local.stdout, "[7592,2088]\n")
+        self.assertIn("file=libc.so.6", local.stderr)  # the loader's log is there
+        self.assertNotIn("libcurl", local.stderr)
+        # A remote path loads it (nothing listens on port 1: the error is libcurl's).
+        env.update(TOKENMILL_HTTP_MAX_ATTEMPTS="1", AWS_ENDPOINT_URL="http://127.0.0.1:1",
+                   AWS_ACCESS_KEY_ID="k", AWS_SECRET_ACCESS_KEY="s", AWS_REGION="us-east-1",
+                   AWS_CONFIG_FILE="/nonexistent", AWS_SHARED_CREDENTIALS_FILE="/nonexistent")
+        remote = run(["tokenize", "--tokenizer", vocab, "--ids", "s3://bucket/in.txt"], env=env,
+                     check=False)
+        self.assertEqual(remote.returncode, 1, remote.stderr)
+        self.assertIn("file=libcurl.so.4", remote.stderr)
+        self.assertIn("127.0.0.1:1", remote.stderr)
 
     def test_tokenize_matches_golden_edge_cases(self):
         golden = os.path.join(tmtest.DATA, "golden")

@@ -1,6 +1,5 @@
 #include "tokenmill/storage/http_client.h"
 
-#include <curl/curl.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -15,14 +14,10 @@
 #include <thread>
 
 #include "tokenmill/base/log.h"
+#include "tokenmill/storage/curl_library.h"
 
 namespace tokenmill {
 namespace {
-
-void GlobalInit() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -163,12 +158,13 @@ std::string HttpResponse::Header(const std::string& name) const {
 }
 
 HttpClient::HttpClient(HttpOptions options) : options_(options) {
-  GlobalInit();
   options_.max_attempts = EnvInt("TOKENMILL_HTTP_MAX_ATTEMPTS", options_.max_attempts);
 }
 
 HttpClient::~HttpClient() {
-  for (void* h : idle_) curl_easy_cleanup(static_cast<CURL*>(h));
+  if (idle_.empty()) return;
+  const CurlLibrary* curl = *Curl();  // loaded: the handles came from it
+  for (void* h : idle_) curl->easy_cleanup(static_cast<CURL*>(h));
 }
 
 void* HttpClient::Acquire() {
@@ -180,7 +176,7 @@ void* HttpClient::Acquire() {
       return h;
     }
   }
-  return curl_easy_init();
+  return (*Curl())->easy_init();  // only SendOnce acquires, once the library is loaded
 }
 
 void HttpClient::Release(void* handle) {
@@ -203,9 +199,10 @@ void HttpClient::Backoff(int attempt) const {
 StatusOr<HttpResponse> HttpClient::SendOnce(const HttpRequest& request,
                                             TransportError* transport_error) {
   if (transport_error != nullptr) *transport_error = TransportError::kNone;
+  TM_ASSIGN_OR_RETURN(const CurlLibrary* lib, Curl());
   CURL* curl = static_cast<CURL*>(Acquire());
   if (curl == nullptr) return Status::Internal("libcurl could not create a handle");
-  curl_easy_reset(curl);
+  lib->easy_reset(curl);
 
   HttpResponse response;
   TransferState st;
@@ -227,53 +224,53 @@ StatusOr<HttpResponse> HttpClient::SendOnce(const HttpRequest& request,
   }
 
   char errbuf[CURL_ERROR_SIZE] = {0};
-  curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-  curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
-  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_ms));
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(options_.low_speed_bytes));
-  curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options_.low_speed_time_s));
+  lib->easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  lib->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  lib->easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+  lib->easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
+  lib->easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
+  lib->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_ms));
+  lib->easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(options_.low_speed_bytes));
+  lib->easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options_.low_speed_time_s));
   if (options_.request_timeout_ms > 0) {
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout_ms));
+    lib->easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout_ms));
   }
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnWrite);
-  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &st);
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
-  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &st);
+  lib->easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnWrite);
+  lib->easy_setopt(curl, CURLOPT_WRITEDATA, &st);
+  lib->easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
+  lib->easy_setopt(curl, CURLOPT_HEADERDATA, &st);
 
   const std::string& m = request.method;
   if (m == "HEAD") {
-    curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
+    lib->easy_setopt(curl, CURLOPT_NOBODY, 1L);
   } else if (request.has_body || m == "PUT" || m == "POST") {
     uint64_t size = fd >= 0 ? request.body_length : request.body.size();
-    curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
-    curl_easy_setopt(curl, CURLOPT_READFUNCTION, OnRead);
-    curl_easy_setopt(curl, CURLOPT_READDATA, &st);
-    curl_easy_setopt(curl, CURLOPT_SEEKFUNCTION, OnSeek);
-    curl_easy_setopt(curl, CURLOPT_SEEKDATA, &st);
-    curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(size));
-    if (m != "PUT") curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, m.c_str());
+    lib->easy_setopt(curl, CURLOPT_UPLOAD, 1L);
+    lib->easy_setopt(curl, CURLOPT_READFUNCTION, OnRead);
+    lib->easy_setopt(curl, CURLOPT_READDATA, &st);
+    lib->easy_setopt(curl, CURLOPT_SEEKFUNCTION, OnSeek);
+    lib->easy_setopt(curl, CURLOPT_SEEKDATA, &st);
+    lib->easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(size));
+    if (m != "PUT") lib->easy_setopt(curl, CURLOPT_CUSTOMREQUEST, m.c_str());
   } else if (m != "GET") {
-    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, m.c_str());
+    lib->easy_setopt(curl, CURLOPT_CUSTOMREQUEST, m.c_str());
   }
 
   struct curl_slist* headers = nullptr;
-  for (const std::string& h : request.headers) headers = curl_slist_append(headers, h.c_str());
-  if (headers != nullptr) curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  for (const std::string& h : request.headers) headers = lib->slist_append(headers, h.c_str());
+  if (headers != nullptr) lib->easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
   if (!request.sigv4.empty()) {
-    curl_easy_setopt(curl, CURLOPT_AWS_SIGV4, request.sigv4.c_str());
-    curl_easy_setopt(curl, CURLOPT_USERPWD, request.sigv4_userpwd.c_str());
+    lib->easy_setopt(curl, CURLOPT_AWS_SIGV4, request.sigv4.c_str());
+    lib->easy_setopt(curl, CURLOPT_USERPWD, request.sigv4_userpwd.c_str());
   }
 
   auto start = std::chrono::steady_clock::now();
-  CURLcode code = curl_easy_perform(curl);
+  CURLcode code = lib->easy_perform(curl);
   long status = 0;
-  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  lib->easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
   // Forget the credentials before the handle goes back to the pool.
-  curl_easy_setopt(curl, CURLOPT_USERPWD, nullptr);
-  curl_slist_free_all(headers);
+  lib->easy_setopt(curl, CURLOPT_USERPWD, static_cast<const char*>(nullptr));
+  lib->slist_free_all(headers);
   if (fd >= 0) ::close(fd);
   Release(curl);
 
@@ -281,7 +278,7 @@ StatusOr<HttpResponse> HttpClient::SendOnce(const HttpRequest& request,
     double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     LogDebug(m + " " + request.url + " -> " +
-             (code == CURLE_OK ? std::to_string(status) : std::string(curl_easy_strerror(code))) +
+             (code == CURLE_OK ? std::to_string(status) : std::string(lib->easy_strerror(code))) +
              " in " + std::to_string(static_cast<int>(ms)) + " ms");
   }
 
@@ -295,7 +292,7 @@ StatusOr<HttpResponse> HttpClient::SendOnce(const HttpRequest& request,
                              " while uploading it: " + std::strerror(st.read_errno));
     }
     if (transport_error != nullptr) *transport_error = Classify(code);
-    std::string reason = errbuf[0] != '\0' ? errbuf : curl_easy_strerror(code);
+    std::string reason = errbuf[0] != '\0' ? errbuf : lib->easy_strerror(code);
     return Status::Unavailable(RedactSecrets(m + " " + request.url + ": " + reason));
   }
   response.status = status;

@@ -1,0 +1,33 @@
+// CurlLibrary: libcurl's functions, loaded from libcurl.so.4 the first time a remote path
+// (s3://, gs://, http(s)://, the GCE metadata server) is used. A local job never loads libcurl
+// and the two dozen libraries it pulls in (TLS, HTTP/2, Kerberos, LDAP...), whose symbol
+// binding would otherwise cost every tokenmill process about 10 ms at start.
+#pragma once
+
+#include <curl/curl.h>
+
+#include "tokenmill/base/status.h"
+
+namespace tokenmill {
+
+struct CurlLibrary {
+  CURL* (*easy_init)();
+  void (*easy_reset)(CURL*);
+  void (*easy_cleanup)(CURL*);
+  CURLcode (*easy_setopt)(CURL*, CURLoption, ...);
+  CURLcode (*easy_perform)(CURL*);
+  CURLcode (*easy_getinfo)(CURL*, CURLINFO, ...);
+  const char* (*easy_strerror)(CURLcode);
+  curl_slist* (*slist_append)(curl_slist*, const char*);
+  void (*slist_free_all)(curl_slist*);
+};
+
+// libcurl, loaded and initialised (curl_global_init) once per process; later calls return the
+// same functions, or the same error: which library could not be loaded, why, and what to install.
+StatusOr<const CurlLibrary*> Curl();
+
+// The loader behind Curl() for the library file `soname`, without the process-wide cache (for
+// tests: an absent library gives the error Curl() would).
+StatusOr<CurlLibrary> LoadCurlLibrary(const char* soname);
+
+}  // namespace tokenmill

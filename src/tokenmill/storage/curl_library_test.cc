@@ -1,0 +1,47 @@
+#include "tokenmill/storage/curl_library.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace tokenmill {
+namespace {
+
+TEST(CurlLibraryTest, LoadsOnceWithEveryFunction) {
+  auto first = Curl();
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  auto second = Curl();
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(*first, *second);
+  const CurlLibrary& lib = **first;
+  EXPECT_STREQ(lib.easy_strerror(CURLE_OK), "No error");
+  CURL* handle = lib.easy_init();
+  ASSERT_NE(handle, nullptr);
+  EXPECT_EQ(lib.easy_setopt(handle, CURLOPT_URL, "http://127.0.0.1:1/"), CURLE_OK);
+  lib.easy_reset(handle);
+  lib.easy_cleanup(handle);
+  curl_slist* list = lib.slist_append(nullptr, "x-a: 1");
+  ASSERT_NE(list, nullptr);
+  lib.slist_free_all(list);
+}
+
+TEST(CurlLibraryTest, AnAbsentLibrarySaysWhatToInstall) {
+  auto lib = LoadCurlLibrary("libtokenmill-absent-curl.so.4");
+  ASSERT_FALSE(lib.ok());
+  EXPECT_EQ(lib.status().code(), StatusCode::kInvalidArgument);
+  const std::string m = lib.status().message();
+  EXPECT_NE(m.find("libtokenmill-absent-curl.so.4"), std::string::npos) << m;
+  EXPECT_NE(m.find("s3://"), std::string::npos) << m;
+  EXPECT_NE(m.find("apt-get install libcurl4"), std::string::npos) << m;
+}
+
+TEST(CurlLibraryTest, ALibraryWithoutCurlsFunctionsIsNamed) {
+  auto lib = LoadCurlLibrary("libz.so.1");
+  ASSERT_FALSE(lib.ok());
+  const std::string m = lib.status().message();
+  EXPECT_NE(m.find("libz.so.1 lacks curl_global_init"), std::string::npos) << m;
+  EXPECT_NE(m.find("curl_easy_setopt"), std::string::npos) << m;
+}
+
+}  // namespace
+}  // namespace tokenmill
