@@ -10,6 +10,9 @@
 
 namespace tokenmill {
 
+// The oldest libcurl that works: 7.75.0, the first with CURLOPT_AWS_SIGV4.
+inline constexpr unsigned kMinimumCurlVersion = 0x074B00;
+
 struct CurlLibrary {
   CURL* (*easy_init)();
   void (*easy_reset)(CURL*);
@@ -25,6 +28,10 @@ struct CurlLibrary {
 // libcurl, loaded and initialised (curl_global_init) once per process; later calls return the
 // same functions, or the same error: which library could not be loaded, why, and what to install.
 StatusOr<const CurlLibrary*> Curl();
+
+// Ok for libcurl 7.75 or newer; otherwise InvalidArgument naming the version found (an older
+// libcurl would send S3 and GCS requests unsigned).
+Status CheckCurlVersion(const curl_version_info_data* version, const char* soname);
 
 // The loader behind Curl() for the library file `soname`, without the process-wide cache (for
 // tests: an absent library gives the error Curl() would).

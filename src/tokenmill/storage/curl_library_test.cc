@@ -43,5 +43,25 @@ TEST(CurlLibraryTest, ALibraryWithoutCurlsFunctionsIsNamed) {
   EXPECT_NE(m.find("curl_easy_setopt"), std::string::npos) << m;
 }
 
+TEST(CurlLibraryTest, OnlyLibcurl775OrNewerIsTaken) {
+  curl_version_info_data data{};
+  data.version = "7.74.0";
+  data.version_num = 0x074A00;
+  const Status old = CheckCurlVersion(&data, "libcurl.so.4");
+  EXPECT_EQ(old.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(old.message().find("libcurl.so.4 is libcurl 7.74.0, older than 7.75"),
+            std::string::npos)
+      << old.message();
+  EXPECT_NE(old.message().find("install libcurl 7.75 or newer"), std::string::npos);
+  data.version = "7.75.0";
+  data.version_num = 0x074B00;
+  EXPECT_TRUE(CheckCurlVersion(&data, "libcurl.so.4").ok());
+  data.version = "8.11.1";
+  data.version_num = 0x080B01;
+  EXPECT_TRUE(CheckCurlVersion(&data, "libcurl.so.4").ok());
+  EXPECT_NE(CheckCurlVersion(nullptr, "x.so").message().find("x.so is libcurl (unknown)"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace tokenmill
