@@ -45,35 +45,38 @@ def main():
             f.write('[input]\npaths = ["%s"]\n[tokenizer]\npath = "%s"\nlowercase = true\n'
                     '[examples]\nkind = "electra"\n[output]\nformat = "tfrecord"\npath = "%s"\n' %
                     (line, os.path.join(VOCAB, "bert-base-uncased", "vocab.txt"), out))
-        measures = [
-            ("--version, CPU s", lambda b: timed([b, "--version"])[1]),
-            ("one-line run, wall s", None),  # filled with the CPU from the same run
-            ("one-line run, CPU s", None),
-            ("tokenize one line bert-base-uncased tokenizer.json, CPU s",
-             lambda b: timed([b, "tokenize", "--tokenizer",
-                              os.path.join(VOCAB, "bert-base-uncased", "tokenizer.json"),
-                              "--ids", line])[1]),
-            ("tokenize one line cl100k_base, CPU s",
-             lambda b: timed([b, "tokenize", "--tokenizer",
-                              os.path.join(VOCAB, "tiktoken", "cl100k_base.tiktoken"), "--ids",
-                              line])[1]),
+
+        def tokenize(tokenizer):
+            return lambda b: [b, "tokenize", "--tokenizer", tokenizer, "--ids", line]
+
+        def run(b):
+            shutil.rmtree(out, ignore_errors=True)
+            return [b, "run", job, "--workers", "1", "--quiet"]
+
+        # (command of a binary, its rows: (name, which of timed()'s figures)); the one-line run
+        # gives both of its rows from one run.
+        commands = [
+            (lambda b: [b, "--version"], [("--version, CPU s", 1)]),
+            (run, [("one-line run, wall s", 0), ("one-line run, CPU s", 1)]),
+            (tokenize(os.path.join(VOCAB, "bert-base-uncased", "tokenizer.json")),
+             [("tokenize one line bert-base-uncased tokenizer.json, CPU s", 1)]),
+            (tokenize(os.path.join(VOCAB, "tiktoken", "cl100k_base.tiktoken")),
+             [("tokenize one line cl100k_base, CPU s", 1)]),
         ]
-        results = {(name, b): [] for name, _ in measures for b in (args.old, args.new)}
+        rows = [row for _, figures in commands for row, _ in figures]
+        results = {(row, b): [] for row in rows for b in (args.old, args.new)}
         for _ in range(args.pairs):
             for b in (args.old, args.new):
-                for name, measure in measures:
-                    if measure is not None:
-                        results[(name, b)].append(measure(b))
-                shutil.rmtree(out, ignore_errors=True)
-                wall, cpu = timed([b, "run", job, "--workers", "1", "--quiet"])
-                results[("one-line run, wall s", b)].append(wall)
-                results[("one-line run, CPU s", b)].append(cpu)
+                for command, figures in commands:
+                    measured = timed(command(b))
+                    for row, k in figures:
+                        results[(row, b)].append(measured[k])
         print("| measure (median of %d pairs) | old | new |" % args.pairs)
         print("|---|---|---|")
-        for name, _ in measures:
-            old = statistics.median(results[(name, args.old)])
-            new = statistics.median(results[(name, args.new)])
-            print("| %s | %.4f | %.4f |" % (name, old, new))
+        for row in rows:
+            old = statistics.median(results[(row, args.old)])
+            new = statistics.median(results[(row, args.new)])
+            print("| %s | %.4f | %.4f |" % (row, old, new))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

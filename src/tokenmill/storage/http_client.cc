@@ -167,7 +167,7 @@ HttpClient::~HttpClient() {
   for (void* h : idle_) curl->easy_cleanup(static_cast<CURL*>(h));
 }
 
-void* HttpClient::Acquire() {
+void* HttpClient::Acquire(const CurlLibrary& curl) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!idle_.empty()) {
@@ -176,7 +176,7 @@ void* HttpClient::Acquire() {
       return h;
     }
   }
-  return (*Curl())->easy_init();  // only SendOnce acquires, once the library is loaded
+  return curl.easy_init();
 }
 
 void HttpClient::Release(void* handle) {
@@ -200,7 +200,7 @@ StatusOr<HttpResponse> HttpClient::SendOnce(const HttpRequest& request,
                                             TransportError* transport_error) {
   if (transport_error != nullptr) *transport_error = TransportError::kNone;
   TM_ASSIGN_OR_RETURN(const CurlLibrary* lib, Curl());
-  CURL* curl = static_cast<CURL*>(Acquire());
+  CURL* curl = static_cast<CURL*>(Acquire(*lib));
   if (curl == nullptr) return Status::Internal("libcurl could not create a handle");
   lib->easy_reset(curl);
 

@@ -20,6 +20,8 @@
 
 namespace tokenmill {
 
+struct CurlLibrary;  // curl_library.h
+
 struct HttpRequest {
   std::string method = "GET";        // GET, HEAD, PUT, POST, DELETE
   std::string url;                   // fully encoded
@@ -94,7 +96,8 @@ class HttpClient {
   static bool IsRetryableStatus(long status);
 
  private:
-  void* Acquire();
+  // A pooled handle, or a new one from `curl`.
+  void* Acquire(const CurlLibrary& curl);
   void Release(void* handle);
 
   HttpOptions options_;
