@@ -16,6 +16,28 @@ Status CheckCurlVersion(const curl_version_info_data* version, const char* sonam
       "install libcurl 7.75 or newer");
 }
 
+Status CheckCurlFeatures(const CurlLibrary& lib, const char* soname) {
+  CURL* handle = lib.easy_init();
+  if (handle == nullptr) return Status::Internal("libcurl could not create a handle");
+  const CURLcode code = lib.easy_setopt(handle, CURLOPT_AWS_SIGV4, "aws:amz");
+  lib.easy_cleanup(handle);
+  if (code == CURLE_OK) return Status::Ok();
+  return Status::InvalidArgument(
+      std::string(soname) +
+      " cannot sign S3 and GCS requests (CURLOPT_AWS_SIGV4: " + lib.easy_strerror(code) +
+      "; it was built with CURL_DISABLE_AWS): install a libcurl 7.75 or newer built with it, "
+      "such as Debian's and Ubuntu's libcurl4");
+}
+
+Status CurlOptionError(const CurlLibrary& lib, CURLoption option, CURLcode code) {
+  const curl_easyoption* known = lib.easy_option_by_id(option);
+  std::string name = known != nullptr && known->name != nullptr
+                         ? std::string("CURLOPT_") + known->name
+                         : "option " + std::to_string(static_cast<int>(option));
+  return Status::InvalidArgument("libcurl refused " + name + " (" + lib.easy_strerror(code) +
+                                 "): install libcurl 7.75 or newer with its default features");
+}
+
 StatusOr<CurlLibrary> LoadCurlLibrary(const char* soname) {
   // Never unloaded: handles and the global state live until the process ends.
   void* handle = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
@@ -50,6 +72,9 @@ StatusOr<CurlLibrary> LoadCurlLibrary(const char* soname) {
   find(&lib.easy_strerror, "curl_easy_strerror");
   find(&lib.slist_append, "curl_slist_append");
   find(&lib.slist_free_all, "curl_slist_free_all");
+  find(&lib.easy_option_by_id, "curl_easy_option_by_id");
+  void (*global_cleanup)() = nullptr;
+  find(&global_cleanup, "curl_global_cleanup");
   if (!missing.empty()) {
     return fail(Status::InvalidArgument(std::string(soname) + " lacks " + missing +
                                         ": install libcurl 7.75 or newer"));
@@ -61,6 +86,10 @@ StatusOr<CurlLibrary> LoadCurlLibrary(const char* soname) {
   if (init != CURLE_OK) {
     return fail(
         Status::Internal(std::string("curl_global_init failed: ") + lib.easy_strerror(init)));
+  }
+  if (Status unsigned_only = CheckCurlFeatures(lib, soname); !unsigned_only.ok()) {
+    global_cleanup();
+    return fail(unsigned_only);
   }
   return lib;
 }

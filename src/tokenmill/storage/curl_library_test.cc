@@ -63,5 +63,41 @@ TEST(CurlLibraryTest, OnlyLibcurl775OrNewerIsTaken) {
             std::string::npos);
 }
 
+// A libcurl built with CURL_DISABLE_AWS: every function real, but CURLOPT_AWS_SIGV4 not built in.
+CURLcode SetoptWithoutSigV4(CURL*, CURLoption option, ...) {
+  return option == CURLOPT_AWS_SIGV4 ? CURLE_NOT_BUILT_IN : CURLE_OK;
+}
+
+TEST(CurlLibraryTest, ALibraryThatCannotSignIsRefused) {
+  auto real = Curl();
+  ASSERT_TRUE(real.ok()) << real.status().ToString();
+  EXPECT_TRUE(CheckCurlFeatures(**real, "libcurl.so.4").ok());
+  CurlLibrary unsigned_only = **real;
+  unsigned_only.easy_setopt = SetoptWithoutSigV4;
+  const Status refused = CheckCurlFeatures(unsigned_only, "libcurl-nosigv4.so.4");
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  const std::string m = refused.message();
+  EXPECT_NE(m.find("libcurl-nosigv4.so.4 cannot sign S3 and GCS requests"), std::string::npos) << m;
+  EXPECT_NE(m.find("CURLOPT_AWS_SIGV4: " + std::string((**real).easy_strerror(CURLE_NOT_BUILT_IN))),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("CURL_DISABLE_AWS"), std::string::npos) << m;
+}
+
+TEST(CurlLibraryTest, ARefusedOptionIsNamedByLibcurl) {
+  auto lib = Curl();
+  ASSERT_TRUE(lib.ok()) << lib.status().ToString();
+  const Status named = CurlOptionError(**lib, CURLOPT_AWS_SIGV4, CURLE_NOT_BUILT_IN);
+  EXPECT_EQ(named.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(named.message().find("libcurl refused CURLOPT_AWS_SIGV4 (" +
+                                 std::string((**lib).easy_strerror(CURLE_NOT_BUILT_IN)) + ")"),
+            std::string::npos)
+      << named.message();
+  const Status numbered =
+      CurlOptionError(**lib, static_cast<CURLoption>(99999), CURLE_BAD_FUNCTION_ARGUMENT);
+  EXPECT_NE(numbered.message().find("libcurl refused option 99999"), std::string::npos)
+      << numbered.message();
+}
+
 }  // namespace
 }  // namespace tokenmill

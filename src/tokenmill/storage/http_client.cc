@@ -224,44 +224,62 @@ StatusOr<HttpResponse> HttpClient::SendOnce(const HttpRequest& request,
   }
 
   char errbuf[CURL_ERROR_SIZE] = {0};
-  lib->easy_setopt(curl, CURLOPT_URL, request.url.c_str());
-  lib->easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  lib->easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
-  lib->easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
-  lib->easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
-  lib->easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_ms));
-  lib->easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(options_.low_speed_bytes));
-  lib->easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(options_.low_speed_time_s));
+  // Every option is checked: a request is never sent without one that libcurl refused (say,
+  // unsigned, or without its timeouts). The first refusal is reported.
+  CURLoption refused = CURLOPT_URL;
+  CURLcode refused_code = CURLE_OK;
+  auto set = [&](CURLoption option, auto value) {
+    const CURLcode code = lib->easy_setopt(curl, option, value);
+    if (code != CURLE_OK && refused_code == CURLE_OK) {
+      refused = option;
+      refused_code = code;
+    }
+  };
+  set(CURLOPT_URL, request.url.c_str());
+  set(CURLOPT_NOSIGNAL, 1L);
+  set(CURLOPT_ERRORBUFFER, errbuf);
+  set(CURLOPT_TCP_KEEPALIVE, 1L);
+  set(CURLOPT_TCP_NODELAY, 1L);
+  set(CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_ms));
+  set(CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(options_.low_speed_bytes));
+  set(CURLOPT_LOW_SPEED_TIME, static_cast<long>(options_.low_speed_time_s));
   if (options_.request_timeout_ms > 0) {
-    lib->easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout_ms));
+    set(CURLOPT_TIMEOUT_MS, static_cast<long>(options_.request_timeout_ms));
   }
-  lib->easy_setopt(curl, CURLOPT_WRITEFUNCTION, OnWrite);
-  lib->easy_setopt(curl, CURLOPT_WRITEDATA, &st);
-  lib->easy_setopt(curl, CURLOPT_HEADERFUNCTION, OnHeader);
-  lib->easy_setopt(curl, CURLOPT_HEADERDATA, &st);
+  set(CURLOPT_WRITEFUNCTION, OnWrite);
+  set(CURLOPT_WRITEDATA, &st);
+  set(CURLOPT_HEADERFUNCTION, OnHeader);
+  set(CURLOPT_HEADERDATA, &st);
 
   const std::string& m = request.method;
   if (m == "HEAD") {
-    lib->easy_setopt(curl, CURLOPT_NOBODY, 1L);
+    set(CURLOPT_NOBODY, 1L);
   } else if (request.has_body || m == "PUT" || m == "POST") {
     uint64_t size = fd >= 0 ? request.body_length : request.body.size();
-    lib->easy_setopt(curl, CURLOPT_UPLOAD, 1L);
-    lib->easy_setopt(curl, CURLOPT_READFUNCTION, OnRead);
-    lib->easy_setopt(curl, CURLOPT_READDATA, &st);
-    lib->easy_setopt(curl, CURLOPT_SEEKFUNCTION, OnSeek);
-    lib->easy_setopt(curl, CURLOPT_SEEKDATA, &st);
-    lib->easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(size));
-    if (m != "PUT") lib->easy_setopt(curl, CURLOPT_CUSTOMREQUEST, m.c_str());
+    set(CURLOPT_UPLOAD, 1L);
+    set(CURLOPT_READFUNCTION, OnRead);
+    set(CURLOPT_READDATA, &st);
+    set(CURLOPT_SEEKFUNCTION, OnSeek);
+    set(CURLOPT_SEEKDATA, &st);
+    set(CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(size));
+    if (m != "PUT") set(CURLOPT_CUSTOMREQUEST, m.c_str());
   } else if (m != "GET") {
-    lib->easy_setopt(curl, CURLOPT_CUSTOMREQUEST, m.c_str());
+    set(CURLOPT_CUSTOMREQUEST, m.c_str());
   }
 
   struct curl_slist* headers = nullptr;
   for (const std::string& h : request.headers) headers = lib->slist_append(headers, h.c_str());
-  if (headers != nullptr) lib->easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  if (headers != nullptr) set(CURLOPT_HTTPHEADER, headers);
   if (!request.sigv4.empty()) {
-    lib->easy_setopt(curl, CURLOPT_AWS_SIGV4, request.sigv4.c_str());
-    lib->easy_setopt(curl, CURLOPT_USERPWD, request.sigv4_userpwd.c_str());
+    set(CURLOPT_AWS_SIGV4, request.sigv4.c_str());
+    set(CURLOPT_USERPWD, request.sigv4_userpwd.c_str());
+  }
+  if (refused_code != CURLE_OK) {
+    lib->easy_setopt(curl, CURLOPT_USERPWD, static_cast<const char*>(nullptr));
+    lib->slist_free_all(headers);
+    if (fd >= 0) ::close(fd);
+    Release(curl);
+    return CurlOptionError(*lib, refused, refused_code);
   }
 
   auto start = std::chrono::steady_clock::now();

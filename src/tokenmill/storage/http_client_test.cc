@@ -109,6 +109,33 @@ TEST(HttpClientTest, DroppedConnectionsAreTransportErrorsAndRetried) {
   EXPECT_EQ(retries.load(), 1u);
 }
 
+TEST(HttpClientTest, ARefusedOptionFailsTheRequestBeforeItIsSent) {
+  std::atomic<int> n{0};
+  TestHttpServer server([&](const TestHttpRequest&) {
+    ++n;
+    return MakeHttpResponse(200);
+  });
+  HttpClient client(FastRetries(3));
+  HttpRequest req;
+  // libcurl refuses option strings longer than 8,000,000 bytes (CURL_MAX_INPUT_LENGTH).
+  req.url = server.url() + "/" + std::string(8'000'001, 'a');
+  std::atomic<uint64_t> retries{0};
+  StatusOr<HttpResponse> r = client.Send(req, &retries);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(r.status().message().find("libcurl refused CURLOPT_URL"), std::string::npos)
+      << r.status().message().substr(0, 300);
+  EXPECT_LT(r.status().message().size(), 1000u);  // the URL is not in it
+  EXPECT_EQ(retries.load(), 0u);
+  EXPECT_EQ(n.load(), 0);
+  // The handle went back to the pool clean: the next request goes through.
+  req.url = server.url() + "/x";
+  StatusOr<HttpResponse> next = client.Send(req);
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  EXPECT_EQ(next->status, 200);
+  EXPECT_EQ(n.load(), 1);
+}
+
 TEST(HttpClientTest, ConnectionRefusedIsAConnectError) {
   int port;
   {
