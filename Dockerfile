@@ -29,7 +29,7 @@ FROM debian:12-slim AS runtime
 ARG DEBIAN_FRONTEND=noninteractive
 RUN apt-get update -q \
  && apt-get install -y -q --no-install-recommends \
-      ca-certificates libcurl4 libssl3 libtomlplusplus3 libsimdjson14 libfmt9 libutf8proc2 \
+      ca-certificates libcurl4 libssl3 libtomlplusplus3 libsimdjson14 libutf8proc2 \
       libpcre2-8-0 libzstd1 zlib1g libicu72 libsnappy1v5 liblz4-1 libbrotli1 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /work --create-home tokenmill

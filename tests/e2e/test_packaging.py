@@ -1,6 +1,7 @@
 """The container image (Dockerfile) carries what the binary needs: its build stage installs the
 build packages of scripts/install-deps.sh, and its runtime stage the package of every library the
-binary links, and libcurl's, which it loads when a remote path is first used. (CI has no
+binary links, and libcurl's, which it loads when a remote path is first used, and nothing more.
+(CI has no
 container engine to build the image; this keeps the file in step with the build.)"""
 
 import os
@@ -15,6 +16,9 @@ import tmtest
 IN_EVERY_IMAGE = {"libc6", "libgcc-s1", "libstdc++6"}
 # Build packages the image does not need: it builds without tests and benchmarks.
 TEST_ONLY = {"libgtest-dev", "libgmock-dev", "libbenchmark-dev"}
+# Runtime packages the binary does not link: the certificates libcurl's TLS checks servers
+# against, and libcurl itself (loaded by name).
+RUNTIME_UNLINKED = {"ca-certificates", "libcurl4"}
 
 
 def stages(dockerfile):
@@ -90,6 +94,10 @@ class PackagingTest(unittest.TestCase):
             if package not in IN_EVERY_IMAGE and package not in self.stages["runtime"]:
                 missing.append("%s (%s)" % (package, name))
         self.assertEqual(missing, [], "the Dockerfile's runtime stage lacks these packages")
+        # And nothing the binary does not load: every package is pulled by every image build.
+        unused = self.stages["runtime"] - set(packages.values()) - RUNTIME_UNLINKED
+        self.assertEqual(sorted(unused), [],
+                         "the Dockerfile's runtime stage installs packages the binary does not load")
 
 
 if __name__ == "__main__":
