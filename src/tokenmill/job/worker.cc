@@ -22,6 +22,7 @@
 #include "tokenmill/job/job_spec.h"
 #include "tokenmill/job/planner.h"
 #include "tokenmill/job/record_checks.h"
+#include "tokenmill/job/store_clock.h"
 #include "tokenmill/job/task_runner.h"
 #include "tokenmill/storage/storage.h"
 
@@ -251,7 +252,14 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
     Status s = store->Write(paths.Worker(worker_id), ToJson(hb));
     if (!s.ok()) LogWarning("heartbeat: " + s.ToString());
   };
+  const int64_t before_first_beat = NowMs();
   write_heartbeat(false);
+  if (Status clock = CheckClockAgainstStore(*store, paths.Worker(worker_id), before_first_beat,
+                                            NowMs(), spec.job.lease_seconds);
+      !clock.ok()) {
+    write_heartbeat(true);
+    return clock;
+  }
 
   auto renew_and_beat = [&] {
     auto last_heartbeat = std::chrono::steady_clock::now();

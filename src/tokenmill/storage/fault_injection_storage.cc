@@ -271,7 +271,12 @@ StatusOr<std::unique_ptr<ReadStream>> FaultInjectionStorage::OpenRead(std::strin
 }
 
 StatusOr<ObjectInfo> FaultInjectionStorage::Stat(std::string_view url) {
-  TM_FAULTY_CALL(StorageOp::kStat, url, base_->Stat(url));
+  auto shifted = [&]() -> StatusOr<ObjectInfo> {
+    StatusOr<ObjectInfo> info = base_->Stat(url);
+    if (info.ok() && info->modified_ms != 0) info->modified_ms += clock_offset_ms_.load();
+    return info;
+  };
+  TM_FAULTY_CALL(StorageOp::kStat, url, shifted());
 }
 
 Status FaultInjectionStorage::Write(std::string_view url, std::string_view data) {

@@ -20,6 +20,7 @@
 // Thread-safety: thread-safe; the wrapped backend must be thread-safe.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -109,6 +110,10 @@ class FaultInjectionStorage : public Storage {
   // or a lost reply: the caller reads back); other calls return Unavailable. 0 turns it off.
   void SetTransientFaults(double rate);
 
+  // Stat reports modification times `ms` later than the store's (earlier if negative): a store
+  // whose clock is that far ahead of this machine's, or a machine whose clock is that far behind.
+  void SetClockOffset(int64_t ms) { clock_offset_ms_.store(ms); }
+
   // Faults this wrapper injected (all kinds).
   uint64_t injected() const;
 
@@ -165,6 +170,7 @@ class FaultInjectionStorage : public Storage {
   int next_id_ = 1;                                                // guarded by mu_
   double transient_rate_ = 0;                                      // guarded by mu_
   uint64_t injected_ = 0;                                          // guarded by mu_
+  std::atomic<int64_t> clock_offset_ms_{0};
 };
 
 }  // namespace tokenmill

@@ -348,6 +348,41 @@ StatusOr<HttpResponse> HttpClient::Send(const HttpRequest& request,
   }
 }
 
+int64_t ParseHttpDate(std::string_view text) {
+  // "Sun, 06 Nov 1994 08:49:37 GMT": 29 bytes, fixed positions.
+  static constexpr std::string_view kMonths = "JanFebMarAprMayJunJulAugSepOctNovDec";
+  if (text.size() != 29 || text[3] != ',' || text[4] != ' ' || text[7] != ' ' || text[11] != ' ' ||
+      text[16] != ' ' || text[19] != ':' || text[22] != ':' || text.substr(25) != " GMT") {
+    return 0;
+  }
+  auto number = [&](size_t at, size_t n, int* out) {
+    int v = 0;
+    for (size_t i = at; i < at + n; ++i) {
+      if (text[i] < '0' || text[i] > '9') return false;
+      v = v * 10 + (text[i] - '0');
+    }
+    *out = v;
+    return true;
+  };
+  int day, year, hour, minute, second;
+  const size_t month = kMonths.find(text.substr(8, 3));
+  if (month == std::string_view::npos || month % 3 != 0 || !number(5, 2, &day) ||
+      !number(12, 4, &year) || !number(17, 2, &hour) || !number(20, 2, &minute) ||
+      !number(23, 2, &second) || day < 1 || day > 31 || year < 1970 || hour > 23 || minute > 59 ||
+      second > 60) {
+    return 0;
+  }
+  // Days since the epoch of a proleptic Gregorian date (no time zone, no leap seconds).
+  const int m = static_cast<int>(month / 3) + 1;
+  const int y = year - (m <= 2);
+  const int era = y / 400;
+  const int yoe = y - era * 400;
+  const int doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + day - 1;
+  const int doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  const int64_t days = int64_t{era} * 146097 + doe - 719468;
+  return ((days * 24 + hour) * 60 + minute) * 60000 + int64_t{second} * 1000;
+}
+
 std::string UriEncode(std::string_view s, bool keep_slash) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;

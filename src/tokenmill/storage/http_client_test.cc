@@ -21,6 +21,19 @@ TEST(CanonicalQueryTest, SortedAndEncoded) {
             "?list-type=2&prefix=a%2Fb%20c&uploads=");
 }
 
+TEST(ParseHttpDateTest, ImfFixdatesAndNothingElse) {
+  EXPECT_EQ(ParseHttpDate("Thu, 01 Jan 1970 00:00:00 GMT"), 0);
+  EXPECT_EQ(ParseHttpDate("Sun, 06 Nov 1994 08:49:37 GMT"), int64_t{784111777} * 1000);
+  EXPECT_EQ(ParseHttpDate("Tue, 29 Feb 2028 23:59:59 GMT"), int64_t{1835481599} * 1000);
+  EXPECT_EQ(ParseHttpDate("Mon, 07 Dec 2026 03:30:00 GMT"), int64_t{1796614200} * 1000);
+  for (const char* bad : {"", "Sun, 06 Nov 1994 08:49:37 UTC", "Sunday, 06-Nov-94 08:49:37 GMT",
+                          "Sun Nov  6 08:49:37 1994", "Sun, 06 Xyz 1994 08:49:37 GMT",
+                          "Sun, 06 Nov 1994 24:49:37 GMT", "Sun, 6 Nov 1994 08:49:37 GMT ",
+                          "Sun, 06 ovN 1994 08:49:37 GMT"}) {
+    EXPECT_EQ(ParseHttpDate(bad), 0) << bad;
+  }
+}
+
 HttpOptions FastRetries(int attempts) {
   HttpOptions o;
   o.max_attempts = attempts;

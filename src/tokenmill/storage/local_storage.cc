@@ -267,7 +267,12 @@ struct OpenObject {
   Fd fd;
   uint64_t size = 0;
   std::string generation;
+  int64_t modified_ms = 0;
 };
+
+int64_t ModifiedMs(const struct stat& st) {
+  return int64_t{st.st_mtim.tv_sec} * 1000 + st.st_mtim.tv_nsec / 1000000;
+}
 
 StatusOr<OpenObject> OpenForRead(const std::string& path) {
   OpenObject obj;
@@ -280,6 +285,7 @@ StatusOr<OpenObject> OpenForRead(const std::string& path) {
     }
     obj.size = static_cast<uint64_t>(st.st_size);
     obj.generation = PlainGeneration(st);
+    obj.modified_ms = ModifiedMs(st);
     return obj;
   }
   if (errno != ENOENT) return ErrnoStatus("cannot open", path, errno);
@@ -298,6 +304,7 @@ StatusOr<OpenObject> OpenForRead(const std::string& path) {
     if (::fstat(obj.fd.get(), &st) != 0) return ErrnoStatus("cannot stat", g, errno);
     obj.size = static_cast<uint64_t>(st.st_size);
     obj.generation = std::to_string(newest.n);
+    obj.modified_ms = ModifiedMs(st);
     return obj;
   }
   return Status::Unavailable("cannot read " + path + ": it changed too often while reading");
@@ -485,7 +492,7 @@ StatusOr<ObjectInfo> LocalStorage::Stat(std::string_view url) {
   counters_.reads.fetch_add(1, std::memory_order_relaxed);
   TM_ASSIGN_OR_RETURN(std::string path, LocalPathOf(url));
   TM_ASSIGN_OR_RETURN(OpenObject obj, OpenForRead(path));
-  return ObjectInfo{std::string(url), obj.size, std::move(obj.generation)};
+  return ObjectInfo{std::string(url), obj.size, std::move(obj.generation), obj.modified_ms};
 }
 
 Status LocalStorage::Write(std::string_view url, std::string_view data) {

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -131,10 +132,20 @@ TEST_F(LocalStorageTest, OpenReadStreamsARange) {
 }
 
 TEST_F(LocalStorageTest, StatOfAPlainFileChangesGenerationOnRewrite) {
+  auto now_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  const int64_t before_ms = now_ms();
   ASSERT_TRUE(storage_.Write(P("s"), "abc").ok());
+  const int64_t after_ms = now_ms();
   StatusOr<ObjectInfo> a = storage_.Stat(P("s"));
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->size, 3u);
+  // The file's modification time (the kernel's coarse clock may lag by a tick).
+  EXPECT_GE(a->modified_ms, before_ms - 100);
+  EXPECT_LE(a->modified_ms, after_ms);
   EXPECT_EQ(a->url, P("s"));
   EXPECT_FALSE(a->generation.empty());
   ASSERT_TRUE(storage_.Write(P("s"), "abcd").ok());
@@ -157,6 +168,7 @@ TEST_F(LocalStorageTest, CreateIfAbsentHasOneWinner) {
   StatusOr<ObjectInfo> st = storage_.Stat(P("lease/1"));
   EXPECT_EQ(st->size, 8u);
   EXPECT_EQ(st->generation, "1");
+  EXPECT_GT(st->modified_ms, 0);  // a versioned object's too
   EXPECT_EQ(*storage_.Read(P("lease/1"), 7), "A");
 }
 

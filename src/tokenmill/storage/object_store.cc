@@ -243,7 +243,8 @@ StatusOr<ObjectInfo> ObjectStore::Stat(std::string_view url) {
     return Status::Internal(service_ + " HEAD " + std::string(url) +
                             ": the answer has no valid Content-Length");
   }
-  return ObjectInfo{std::string(url), size, GenerationOf(r)};
+  return ObjectInfo{std::string(url), size, GenerationOf(r),
+                    ParseHttpDate(r.Header("last-modified"))};
 }
 
 // Streams a range of an object as a sequence of ranged GETs, `read_ahead` of them in flight.

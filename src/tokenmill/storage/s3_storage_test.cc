@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <deque>
 #include <filesystem>
@@ -104,7 +105,14 @@ class S3StorageTest : public ::testing::Test {
 
 TEST_F(S3StorageTest, WriteReadStatDelete) {
   auto s = Make();
+  auto now_ms = [] {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  };
+  const int64_t before_ms = now_ms();
   ASSERT_TRUE(s->Write(U("a.txt"), "hello, object").ok());
+  const int64_t after_ms = now_ms();
   StatusOr<std::string> r = s->Read(U("a.txt"));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(*r, "hello, object");
@@ -112,6 +120,10 @@ TEST_F(S3StorageTest, WriteReadStatDelete) {
   ASSERT_TRUE(st.ok()) << st.status().ToString();
   EXPECT_EQ(st->size, 13u);
   EXPECT_FALSE(st->generation.empty());
+  // Last-Modified, in whole seconds, by the server's clock (the same machine's here).
+  EXPECT_EQ(st->modified_ms % 1000, 0);
+  EXPECT_GE(st->modified_ms, before_ms - 1000);
+  EXPECT_LE(st->modified_ms, after_ms + 1000);
   StatusOr<VersionedData> v = s->ReadVersioned(U("a.txt"));
   ASSERT_TRUE(v.ok());
   EXPECT_EQ(v->data, "hello, object");

@@ -31,6 +31,9 @@ struct ObjectInfo {
   std::string url;  // full location, same scheme as the listing prefix
   uint64_t size = 0;
   std::string generation;  // empty if the backend did not report one
+  // When it was last written, by the store's clock (ms since the Unix epoch; object stores give
+  // whole seconds); 0 if the backend did not report it. Set by Stat.
+  int64_t modified_ms = 0;
 };
 
 struct VersionedData {

@@ -1,0 +1,134 @@
+// The worker's clock against the job store's: the bounds one write gives, the check of a real
+// folder store, and a worker that refuses to start when the store's clock is minutes away.
+#include "tokenmill/job/store_clock.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tokenmill/job/job_spec.h"
+#include "tokenmill/job/planner.h"
+#include "tokenmill/job/protocol.h"
+#include "tokenmill/job/worker.h"
+#include "tokenmill/storage/fault_injection_storage.h"
+#include "tokenmill/testing/small_job.h"
+#include "tokenmill/testing/temp_dir.h"
+
+namespace tokenmill {
+namespace {
+
+TEST(ClockSkewTest, BoundsFromOneWrite) {
+  // Written between 10.000 s and 10.200 s here; the store dated it 10 s (whole seconds).
+  EXPECT_EQ(ClockSkewMs(10'000, 10'200, 10'000, 1000), 0);
+  // Stored at 9 s: the store's time was in [9, 10) while ours was in [10, 10.2]: maybe equal.
+  EXPECT_EQ(ClockSkewMs(10'000, 10'200, 9'000, 1000), 0);
+  // Stored at 8 s: ours is ahead by at least 1 s.
+  EXPECT_EQ(ClockSkewMs(10'000, 10'200, 8'000, 1000), 1'000);
+  // Stored at 12 s: ours is behind by at least 1.8 s.
+  EXPECT_EQ(ClockSkewMs(10'000, 10'200, 12'000, 1000), -1'800);
+  // Millisecond dates (a folder store): no rounding.
+  EXPECT_EQ(ClockSkewMs(10'000, 10'200, 9'990, 1), 9);
+  EXPECT_EQ(ClockSkewMs(10'000, 10'200, 10'100, 1), 0);
+}
+
+TEST(ClockSkewTest, AQuarterOfALeaseIsAllowed) {
+  EXPECT_EQ(AllowedClockSkewMs(60), 15'000);
+  EXPECT_EQ(AllowedClockSkewMs(3), 750);
+}
+
+class StoreClockTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = StorageFor(tmp_.path());
+    ASSERT_TRUE(s.ok());
+    base_ = *s;
+  }
+  // Writes an object and checks the clock against the store through `store`.
+  Status WriteAndCheck(Storage& store, uint32_t lease_seconds) {
+    const std::string url = tmp_.path() + "/workers/w.json";
+    const int64_t before = NowMs();
+    EXPECT_TRUE(store.Write(url, "{}").ok());
+    return CheckClockAgainstStore(store, url, before, NowMs(), lease_seconds);
+  }
+  testing::TempDir tmp_{"tm_store_clock"};
+  Storage* base_ = nullptr;
+};
+
+TEST_F(StoreClockTest, AFolderStoreAgreesWithThisMachine) {
+  EXPECT_TRUE(WriteAndCheck(*base_, 3).ok());
+}
+
+TEST_F(StoreClockTest, AClockMinutesAheadOrBehindIsRefusedWithTheFix) {
+  FaultInjectionStorage shifted(base_);
+  shifted.SetClockOffset(-10 * 60'000);  // the store ten minutes behind: this machine ahead
+  const Status ahead = WriteAndCheck(shifted, 60);
+  EXPECT_EQ(ahead.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(ahead.message().find("clock is at least 59"), std::string::npos) << ahead.message();
+  EXPECT_NE(ahead.message().find("ahead of the job store's"), std::string::npos);
+  EXPECT_NE(ahead.message().find("take their tasks over"), std::string::npos);
+  EXPECT_NE(ahead.message().find("chrony"), std::string::npos);
+  EXPECT_NE(ahead.message().find("lease_seconds = 60 the clocks may differ by 15.0 s"),
+            std::string::npos)
+      << ahead.message();
+
+  shifted.SetClockOffset(10 * 60'000);
+  const Status behind = WriteAndCheck(shifted, 60);
+  EXPECT_EQ(behind.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(behind.message().find("behind the job store's"), std::string::npos) << behind.message();
+
+  // Within a quarter of the lease: accepted either way.
+  shifted.SetClockOffset(-14'000);
+  EXPECT_TRUE(WriteAndCheck(shifted, 60).ok());
+  shifted.SetClockOffset(14'000);
+  EXPECT_TRUE(WriteAndCheck(shifted, 60).ok());
+}
+
+TEST_F(StoreClockTest, AFailedStatOrAStoreWithoutDatesPasses) {
+  FaultInjectionStorage faulty(base_);
+  faulty.AddFault({.op = StorageOp::kStat, .status = Status::Unavailable("test")});
+  faulty.SetClockOffset(-10 * 60'000);
+  EXPECT_TRUE(WriteAndCheck(faulty, 60).ok());
+  // No modification time (0) is not shifted, and passes.
+  const std::string url = tmp_.path() + "/never-written";
+  EXPECT_TRUE(CheckClockAgainstStore(*base_, url, NowMs(), NowMs(), 60).ok());
+}
+
+// A worker whose clock is ten minutes ahead of the store's stops before its first claim, says
+// why, and leaves its heartbeat record marked as exited; the job is untouched.
+TEST(WorkerClockTest, AWorkerMinutesAheadOfTheStoreClaimsNothing) {
+  testing::TempDir tmp("tm_worker_clock");
+  const std::string toml = testing::SmallElectraJob(tmp.path(), 2, 300);
+  auto spec = ParseJobSpec(toml, "job.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  auto plan = PlanJob(*spec, {});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto base = StorageFor(plan->store);
+  ASSERT_TRUE(base.ok());
+  FaultInjectionStorage shifted(*base);
+  shifted.SetClockOffset(-10 * 60'000);
+  WorkerOptions options;
+  options.store = plan->store;
+  options.threads = 1;
+  options.worker_id = "skewed";
+  options.scratch_dir = tmp.path() + "/scratch";
+  options.wrap_store = [&](Storage*) -> Storage* { return &shifted; };
+  auto worker = RunWorker(options);
+  ASSERT_FALSE(worker.ok());
+  EXPECT_EQ(worker.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(worker.status().message().find("ahead of the job store's"), std::string::npos)
+      << worker.status().message();
+  EXPECT_EQ(shifted.calls(StorageOp::kCreateIfAbsent), 0u);  // no claim
+  const StorePaths paths(plan->store);
+  auto beat = (*base)->Read(paths.Worker("skewed"));
+  ASSERT_TRUE(beat.ok()) << beat.status().ToString();
+  EXPECT_NE(beat->find("\"exited\":true"), std::string::npos) << *beat;
+
+  // In step with the store, the same worker does the job.
+  shifted.SetClockOffset(0);
+  auto again = RunWorker(options);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->tasks_done, 2u);
+}
+
+}  // namespace
+}  // namespace tokenmill
