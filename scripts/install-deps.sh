@@ -13,9 +13,10 @@ BUILD=(cmake ninja-build g++ pkg-config ca-certificates
        libutf8proc-dev libpcre2-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libssl-dev
        libsnappy-dev liblz4-dev libbrotli-dev
        libgtest-dev libgmock-dev libbenchmark-dev libicu-dev)
-# chromium and a CJK font: the report's browser test (tests/e2e/test_report.py).
+# chromium and a CJK font: the report's browser test (tests/e2e/test_report.py); faketime: a
+# worker with its clock minutes off (tests/e2e/test_jobstore.py).
 TEST=(python3 python3-numpy python3-protobuf python3-six python3-yaml protobuf-compiler shellcheck awscli curl gzip zstd
-      patchelf file chromium fonts-wqy-zenhei)
+      patchelf file chromium fonts-wqy-zenhei faketime)
 # SentencePiece-style tokenizers: npm for the tokenizer.json files and HF reference (tests),
 # sentencepiece (spm_train, python3 module, C++ library) as the .model reference.
 TEST+=(sentencepiece python3-sentencepiece libsentencepiece-dev)

@@ -5,6 +5,7 @@ import gzip
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import time
@@ -164,6 +165,31 @@ class JobStoreTest(JobStoreBase):
         st = status_json(store, env=self.env())
         self.assertTrue(st["complete"])
         self.assertEqual(sum(w["tasks_done"] for w in st["workers"]), 1)
+
+    def test_a_worker_whose_clock_is_minutes_off_does_no_work(self):
+        # libfaketime shifts the worker's clock, not the store's (the file system's or the S3
+        # server's dates; NO_FAKE_STAT keeps it from shifting the file dates the worker reads).
+        faketime = shutil.which("faketime")
+        if faketime is None:
+            self.skipTest("faketime is not installed (Debian: apt-get install faketime)")
+        job, out, store = self.job("skew")
+        run(["plan", job], env=self.env())
+        env = dict(self.env() or {}, NO_FAKE_STAT="1", FAKETIME_DONT_FAKE_MONOTONIC="1")
+        for offset, word in (("+10m", "ahead of"), ("-10m", "behind")):
+            proc = subprocess.run([faketime, "-f", offset, tmtest.BIN, "work", store,
+                                   "--threads", "1"], capture_output=True, text=True,
+                                  env=dict(os.environ, **env), timeout=120)
+            self.assertEqual(proc.returncode, 1, proc.stderr)
+            self.assertRegex(proc.stderr, r"this machine's clock is at least (59\d|600)(\.\d+)? s")
+            self.assertIn("%s the job store's" % word, proc.stderr)
+            self.assertIn("Synchronise this machine's clock", proc.stderr)
+        st = status_json(store, env=self.env())
+        self.assertEqual(st["tasks"]["done"], 0)
+        self.assertEqual(st["tasks"]["leased"], 0)
+        # In step with the store, a worker does the job.
+        run(["work", store, "--threads", "2"], env=self.env(), timeout=600)
+        run(["finalize", store], env=self.env())
+        self.assert_same_as_reference(out)
 
     def test_poisoned_task_fails_after_max_attempts(self):
         bad = tmtest.truncated_gz(self.path("poison.txt.gz"))

@@ -1,5 +1,6 @@
 #include "tokenmill/job/store_clock.h"
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -8,10 +9,17 @@
 namespace tokenmill {
 namespace {
 
+// "15 s", "0.75 s", "599.001 s".
 std::string Seconds(int64_t ms) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f s", static_cast<double>(ms) / 1000);
-  return buf;
+  std::string s = std::to_string(ms / 1000);
+  if (int64_t frac = ms % 1000; frac != 0) {
+    char digits[8];
+    std::snprintf(digits, sizeof digits, ".%03d", static_cast<int>(frac));
+    std::string tail = digits;
+    while (tail.back() == '0') tail.pop_back();
+    s += tail;
+  }
+  return s + " s";
 }
 
 }  // namespace
