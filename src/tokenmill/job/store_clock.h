@@ -2,8 +2,9 @@
 // other workers judge it by their own clocks (docs/protocol.md, "Leases and claims"), so a worker
 // whose clock runs ahead would take over leases that are alive, and one whose clock runs behind
 // would leave its leases live for that much longer after it stops. Each worker therefore compares
-// its clock with the store's once, at start, from the modification time the store gives its
-// first heartbeat record, and refuses to work when they are too far apart.
+// its clock with the store's at start, from the modification time the store gives its first
+// heartbeat record, and refuses to work when they are too far apart; then again every few
+// minutes (WorkerOptions::clock_check_ms), stopping when a clock has been stepped since.
 #pragma once
 
 #include <cstdint>

@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "tokenmill/job/job_spec.h"
 #include "tokenmill/job/planner.h"
@@ -132,6 +134,51 @@ TEST(WorkerClockTest, AWorkerMinutesAheadOfTheStoreClaimsNothing) {
   auto again = RunWorker(options);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(again->tasks_done, 2u);
+}
+
+// A clock stepped while the worker runs (here: the store's moved ten minutes back while the
+// worker's first claim is in flight) is caught by the next check: the worker claims nothing
+// more, gives back what it holds, and fails with the reason.
+TEST(WorkerClockTest, AClockSteppedDuringTheJobStopsTheWorker) {
+  testing::TempDir tmp("tm_worker_clock_step");
+  const std::string toml = testing::SmallElectraJob(tmp.path(), 3, 300);
+  auto spec = ParseJobSpec(toml, "job.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  auto plan = PlanJob(*spec, {});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  auto base = StorageFor(plan->store);
+  ASSERT_TRUE(base.ok());
+  FaultInjectionStorage shifted(*base);
+  shifted.AddFault({.op = StorageOp::kCreateIfAbsent,
+                    .url_contains = "/leases/",
+                    .status = Status::AlreadyExists("created by another worker (test)"),
+                    .on_fire = [&](StorageOp, std::string_view) {
+                      shifted.SetClockOffset(-10 * 60'000);
+                      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+                    }});
+  WorkerOptions options;
+  options.store = plan->store;
+  options.threads = 1;
+  options.worker_id = "stepped";
+  options.scratch_dir = tmp.path() + "/scratch";
+  options.clock_check_ms = 20;
+  options.wrap_store = [&](Storage*) -> Storage* { return &shifted; };
+  auto worker = RunWorker(options);
+  ASSERT_FALSE(worker.ok());
+  EXPECT_EQ(worker.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(worker.status().message().find("ahead of the job store's"), std::string::npos)
+      << worker.status().message();
+  EXPECT_EQ(shifted.calls(StorageOp::kCreateIfAbsent), 1u);  // nothing claimed after the step
+  const StorePaths paths(plan->store);
+  auto done = (*base)->List(paths.DonePrefix());
+  ASSERT_TRUE(done.ok());
+  EXPECT_TRUE(done->empty());
+
+  shifted.ClearFaults();
+  shifted.SetClockOffset(0);
+  auto again = RunWorker(options);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->tasks_done, 3u);
 }
 
 }  // namespace

@@ -225,6 +225,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   heartbeat.started_at_ms = NowMs();
 
   std::atomic<bool> finished{false};
+  std::atomic<bool> clock_off{false};  // the clock check failed during the job: stop, as g_stop
   std::atomic<uint64_t> claimed{0};
   std::atomic<int> ending{-1};
   Status fatal;
@@ -263,14 +264,36 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
 
   auto renew_and_beat = [&] {
     auto last_heartbeat = std::chrono::steady_clock::now();
+    auto last_clock_check = last_heartbeat;
     while (!finished.load()) {
       Status s = ledger.RenewDue();
       if (!s.ok()) LogWarning("lease renewal: " + s.ToString());
-      if (std::chrono::steady_clock::now() - last_heartbeat > std::chrono::seconds(10)) {
+      const auto now = std::chrono::steady_clock::now();
+      const bool check_clock =
+          !clock_off.load() &&
+          now - last_clock_check >= std::chrono::milliseconds(options.clock_check_ms);
+      if (check_clock || now - last_heartbeat > std::chrono::seconds(10)) {
+        const int64_t before_beat = NowMs();
         write_heartbeat(false);
         last_heartbeat = std::chrono::steady_clock::now();
+        if (check_clock) {
+          last_clock_check = last_heartbeat;
+          Status clock = CheckClockAgainstStore(*store, paths.Worker(worker_id), before_beat,
+                                                NowMs(), spec.job.lease_seconds);
+          if (!clock.ok()) {
+            // Stop as at SIGTERM: running tasks are cancelled and their leases given back
+            // (renewed until then); nothing more is claimed.
+            LogError(clock.message());
+            {
+              std::lock_guard<std::mutex> lock(mu);
+              if (fatal.ok()) fatal = clock;
+            }
+            clock_off = true;
+            WakeNappers();
+          }
+        }
       }
-      Nap(250, finished);
+      Nap(std::min<int64_t>(250, std::max<int64_t>(1, options.clock_check_ms)), finished);
       if (g_stop.load()) {
         // Keep renewing until the workers have released their leases.
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
@@ -312,7 +335,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
     std::filesystem::create_directories(task_scratch, dir_ec);
     const auto task_start = std::chrono::steady_clock::now();
     auto cancelled = [&] {
-      if (g_stop.load()) return true;
+      if (g_stop.load() || clock_off.load()) return true;
       if (claim != nullptr && claim->pending()) return false;
       if (claim != nullptr && claim->lost()) return true;
       return ledger.Lost(t);
@@ -448,7 +471,7 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
       idle_since = std::chrono::steady_clock::now();
       wait_ms = 100;
     };
-    while (!g_stop.load() && !finished.load()) {
+    while (!g_stop.load() && !finished.load() && !clock_off.load()) {
       if (options.max_tasks > 0 && claimed.fetch_add(1) >= options.max_tasks) {
         ending = static_cast<int>(WorkerSummary::Ending::kMaxTasks);
         break;

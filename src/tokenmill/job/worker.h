@@ -29,6 +29,11 @@ struct WorkerOptions {
   // this process may use.
   std::optional<bool> write_behind;
   std::string worker_id;  // Default: <host>-<pid>-<random>
+  // How often the worker compares its clock with the store's again after the check at start
+  // (store_clock.h), with the heartbeat written then: a clock stepped while the job runs (a VM
+  // resumed, a time daemon's correction) stops the worker as that check would have. Default: 5
+  // minutes (one Stat each).
+  int64_t clock_check_ms = 300'000;
   // Test hook: the store is wrapped by this factory (fault injection). Default: none.
   std::function<Storage*(Storage*)> wrap_store;
 };
