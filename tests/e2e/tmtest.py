@@ -232,3 +232,55 @@ def example_job(tmp, name, output):
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
     return path
+
+
+# Tokenizer tests: text files of lines, and `tokenize` output, one JSON id array a line.
+
+
+def read_lines(path):
+    """The lines of a text file (gzipped or not), split on "\n" only."""
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt", encoding="utf-8", newline="\n") as f:
+        return f.read().split("\n")[:-1]
+
+
+def tokenize(tokenizer, text_file, flags=()):
+    """`tokenmill tokenize`'s output lines for text_file."""
+    proc = run(["tokenize", "--tokenizer", tokenizer] + list(flags) + [text_file], timeout=600)
+    return proc.stdout.split("\n")[:-1]
+
+
+def assert_same(test, name, got, want):
+    """Equal line lists, or a failure naming the first differing line."""
+    test.assertEqual(len(got), len(want), name)
+    bad = [i for i, (a, b) in enumerate(zip(got, want)) if a != b]
+    test.assertEqual(bad[:10], [], "%s: %d of %d lines differ; first: line %d\nwant %s\ngot  %s"
+                     % (name, len(bad), len(got), bad[0] + 1 if bad else 0,
+                        want[bad[0]] if bad else "", got[bad[0]] if bad else ""))
+
+
+def npm_install(npm_dir, packages):
+    """Installs the npm packages (name@version) into npm_dir once; returns an error text, or
+    None when they are there."""
+    marker = os.path.join(npm_dir, ".installed-" + "-".join(p.replace("/", "_") for p in packages))
+    if os.path.exists(marker):
+        return None
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        return "node and npm are not installed"
+    os.makedirs(npm_dir, exist_ok=True)
+    proc = subprocess.run(["npm", "install", "--no-audit", "--no-fund", "--prefix", npm_dir] +
+                          list(packages), capture_output=True, text=True, timeout=600)
+    if proc.returncode != 0:
+        return "npm install failed: " + proc.stderr[-500:]
+    open(marker, "w").close()
+    return None
+
+
+def hf_encode(npm_dir, tokenizer, text_file, out, timeout=600):
+    """The ids HF tokenizers (its node binding, installed in npm_dir) gives each line of
+    text_file, special tokens matched and none added (hf_encode.js)."""
+    env = dict(os.environ, NODE_PATH=os.path.join(npm_dir, "node_modules"))
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hf_encode.js")
+    subprocess.run(["node", script, tokenizer, text_file, out], check=True, env=env,
+                   timeout=timeout)
+    return read_lines(out)
