@@ -12,6 +12,7 @@ has its own special tokens, which the texts below write in every model's spellin
 import json
 import os
 import shutil
+import struct
 import tempfile
 import unittest
 
@@ -127,6 +128,45 @@ class ByteLevelTokenizerJsonTest(unittest.TestCase):
                     assert_same(self, "%s %s" % (model, name), got, want)
                     used = {i for line in got for i in json.loads(line)}
                     self.assertEqual(used & special, set(), "%s %s" % (model, name))
+
+    def test_gpt_shards_with_each_models_bos_and_eod(self):
+        """A GPT job (Megatron, int32 ids) with each model's own BOS and end-of-document tokens,
+        found without being named: Qwen's <|endoftext|>, Llama-3's <|begin_of_text|> and
+        <|end_of_text|>, DeepSeek-V3's <｜begin▁of▁sentence｜> and <｜end▁of▁sentence｜>. Each
+        document is its BOS, the ids `tokenize` gives its text, and the EOD."""
+        lines = [l for l in read_lines(os.path.join(tmtest.DATA, "sample", "part-00.txt"))
+                 if l.strip()][:300]
+        docs = os.path.join(self.tmp, "docs.jsonl")
+        with open(docs, "w", encoding="utf-8") as f:
+            for line in lines:
+                f.write(json.dumps({"text": line}, ensure_ascii=False) + "\n")
+        texts = os.path.join(self.tmp, "docs.txt")
+        with open(texts, "w", encoding="utf-8", newline="\n") as f:
+            f.write("\n".join(lines) + "\n")
+        expected = {"qwen3": (None, 151643), "llama3": (128000, 128001), "deepseek_v3": (0, 1)}
+        for model, (bos, eod) in expected.items():
+            with self.subTest(model=model):
+                out = os.path.join(self.tmp, "gpt-" + model)
+                job = tmtest.write_job(os.path.join(self.tmp, "gpt-%s.toml" % model), [docs], out,
+                                       tokenizer=tokenizer_json(model), kind="gpt",
+                                       fmt="megatron", input_format="jsonl",
+                                       extra_examples="prepend_bos = true" if bos is not None
+                                       else "")
+                tmtest.run(["run", job, "--quiet"], timeout=600)
+                with open(os.path.join(out, "manifest.json")) as f:
+                    manifest = json.load(f)
+                self.assertEqual(manifest["special_ids"], {"bos": bos, "eod": eod})
+                data = b""
+                for path in sorted(os.listdir(out)):
+                    if path.endswith(".bin"):
+                        with open(os.path.join(out, path), "rb") as f:
+                            data += f.read()
+                got = list(struct.unpack("<%di" % (len(data) // 4), data))
+                want = []
+                for ids in tokenize(tokenizer_json(model), texts):
+                    want += ([bos] if bos is not None else []) + json.loads(ids) + [eod]
+                self.assertEqual(len(got), len(want))
+                self.assertEqual(got, want)
 
     def test_a_long_line_in_pieces_equals_the_whole_line(self):
         """A line past --piece-bytes is encoded in pieces cut where the ids stay the same."""

@@ -39,8 +39,10 @@ StatusOr<std::unique_ptr<GptBuilder>> GptBuilder::Create(const ExampleOptions& o
       eod_id = specials.eos;
     } else {
       return Status::InvalidArgument(
-          "the tokenizer has no end-of-document token (<|endoftext|>, </s> or <eos>); set "
-          "[examples] eod_token (e.g. \"[SEP]\") or append_eod = false");
+          "the tokenizer has no end-of-document token (<|endoftext|>, </s>, <eos>, "
+          "<|end_of_text|> or <\xEF\xBD\x9C"
+          "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>); set [examples] eod_token "
+          "(e.g. \"[SEP]\") or append_eod = false");
     }
   }
   std::optional<uint32_t> bos_id;
@@ -57,8 +59,10 @@ StatusOr<std::unique_ptr<GptBuilder>> GptBuilder::Create(const ExampleOptions& o
       bos_id = specials.bos;
     } else {
       return Status::InvalidArgument(
-          "prepend_bos: the tokenizer has no beginning-of-sequence token (<s> or <bos>); set "
-          "[examples] bos_token or prepend_bos = false");
+          "prepend_bos: the tokenizer has no beginning-of-sequence token (<s>, <bos>, "
+          "<|begin_of_text|> or <\xEF\xBD\x9C"
+          "begin\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>); set [examples] "
+          "bos_token or prepend_bos = false");
     }
   }
   return std::unique_ptr<GptBuilder>(new GptBuilder(tokenizer, eod_id, bos_id, options.eod_first));

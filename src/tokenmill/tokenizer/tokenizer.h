@@ -54,9 +54,32 @@ struct TokenizerOptions {
 struct SpecialTokens {
   std::optional<uint32_t> cls, sep, pad, mask, unk;  // BERT
   std::optional<uint32_t> eod;                       // <|endoftext|> (GPT)
-  std::optional<uint32_t> bos, eos;                  // <s> / <bos>, </s> / <eos> (SentencePiece)
+  std::optional<uint32_t> bos, eos;                  // kBosSpellings, kEosSpellings
   std::map<std::string, uint32_t> all;               // every special token by its text
 };
+
+// How model families spell their beginning- and end-of-sequence tokens, in the order a loader
+// looks for them: SentencePiece (<s>, </s>), Gemma (<bos>, <eos>), Llama-3 (<|begin_of_text|>,
+// <|end_of_text|>), DeepSeek-V3 (<｜begin▁of▁sentence｜>, <｜end▁of▁sentence｜>, with fullwidth
+// bars and U+2581).
+inline constexpr std::string_view kBosSpellings[] = {
+    "<s>", "<bos>", "<|begin_of_text|>",
+    "<\xEF\xBD\x9C"
+    "begin\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>"};
+inline constexpr std::string_view kEosSpellings[] = {
+    "</s>", "<eos>", "<|end_of_text|>",
+    "<\xEF\xBD\x9C"
+    "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>"};
+
+// The first of `spellings` that is a special token of `specials` (`specials.all`). (Inline: the
+// loaders' libraries sit below the one of tokenizer.cc.)
+inline std::optional<uint32_t> FindSpecial(const SpecialTokens& specials,
+                                           std::span<const std::string_view> spellings) {
+  for (std::string_view s : spellings) {
+    if (auto it = specials.all.find(std::string(s)); it != specials.all.end()) return it->second;
+  }
+  return std::nullopt;
+}
 
 class Tokenizer {
  public:

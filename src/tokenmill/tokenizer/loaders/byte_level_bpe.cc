@@ -323,6 +323,11 @@ class BpeTokenizer final : public Tokenizer {
     text_by_id_[id] = std::move(text);
   }
   void AddText(uint32_t id, std::string text) { text_by_id_[id] = std::move(text); }
+  // BOS and EOS among the special tokens added so far (Llama-3's, DeepSeek-V3's...).
+  void FindBosEos() {
+    specials_.bos = FindSpecial(specials_, kBosSpellings);
+    specials_.eos = FindSpecial(specials_, kEosSpellings);
+  }
   void MatchLiterally(AddedToken token) { matched_.push_back(std::move(token)); }
   void set_normal_form(NormalForm f) { normal_form_ = f; }
   void FinishSetup() {
@@ -908,6 +913,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadBpeTokenizerJsonImpl(const TokenizerOpt
       }
     }
   }
+  tokenizer->FindBosEos();
   tokenizer->FinishSetup();
   return std::unique_ptr<Tokenizer>(std::move(tokenizer));
 }

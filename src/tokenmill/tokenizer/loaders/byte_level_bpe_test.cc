@@ -732,6 +732,47 @@ TEST(BpeTokenizerJsonTest, AddedTokens) {
   EXPECT_THAT(Ids(**literal, "ab  <s>  ab"), ElementsAre(256u, 301u, 256u));
 }
 
+// The BOS and EOS of the model families tokenmill knows are found among the special tokens,
+// whatever the family: Llama-3's, DeepSeek-V3's; a non-special token of the same text is not one.
+TEST(BpeTokenizerJsonTest, BeginAndEndOfSequenceOfEachFamily) {
+  auto added = [](uint32_t id, const std::string& content, bool special) {
+    return nlohmann::json{{"id", id},           {"content", content}, {"special", special},
+                          {"lstrip", false},    {"rstrip", false},    {"single_word", false},
+                          {"normalized", false}};
+  };
+  auto llama3 = SmallTokenizerJson({});
+  llama3["added_tokens"] = {added(300, "<|begin_of_text|>", true),
+                            added(301, "<|end_of_text|>", true), added(302, "<|eot_id|>", true)};
+  auto t = FromJson(llama3);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ((*t)->specials().bos, 300u);
+  EXPECT_EQ((*t)->specials().eos, 301u);
+  EXPECT_FALSE((*t)->specials().eod.has_value());
+
+  auto deepseek = SmallTokenizerJson({});
+  deepseek["added_tokens"] = {added(300,
+                                    "<\xEF\xBD\x9C"
+                                    "begin\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>",
+                                    true),
+                              added(301,
+                                    "<\xEF\xBD\x9C"
+                                    "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>",
+                                    true)};
+  t = FromJson(deepseek);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ((*t)->specials().bos, 300u);
+  EXPECT_EQ((*t)->specials().eos, 301u);
+
+  auto qwen = SmallTokenizerJson({});
+  qwen["added_tokens"] = {added(300, "<|endoftext|>", true), added(301, "<|im_end|>", true),
+                          added(302, "<s>", false)};
+  t = FromJson(qwen);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ((*t)->specials().eod, 300u);
+  EXPECT_FALSE((*t)->specials().bos.has_value());
+  EXPECT_FALSE((*t)->specials().eos.has_value());
+}
+
 TEST(BpeTokenizerJsonTest, NormalizerNfc) {
   auto j = SmallTokenizerJson({});
   j["normalizer"] = {{"type", "NFC"}};

@@ -710,18 +710,18 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadImpl(const TokenizerOptions& options,
   if (auto it = t->specials_.all.find("<|endoftext|>"); it != t->specials_.all.end()) {
     t->specials_.eod = it->second;
   }
-  // BOS and EOS: the special (or else vocabulary) tokens <s> / <bos> and </s> / <eos>.
-  auto find = [&](std::initializer_list<const char*> names) -> std::optional<uint32_t> {
-    for (const char* n : names) {
-      if (auto it = t->specials_.all.find(n); it != t->specials_.all.end()) return it->second;
-    }
-    for (const char* n : names) {
-      if (auto it = t->id_by_text_.find(n); it != t->id_by_text_.end()) return it->second;
+  // BOS and EOS: the special (or else vocabulary) tokens of kBosSpellings and kEosSpellings.
+  auto find = [&](std::span<const std::string_view> names) -> std::optional<uint32_t> {
+    if (auto special = FindSpecial(t->specials_, names)) return special;
+    for (std::string_view n : names) {
+      if (auto it = t->id_by_text_.find(std::string(n)); it != t->id_by_text_.end()) {
+        return it->second;
+      }
     }
     return std::nullopt;
   };
-  t->specials_.bos = find({"<s>", "<bos>"});
-  t->specials_.eos = find({"</s>", "<eos>"});
+  t->specials_.bos = find(kBosSpellings);
+  t->specials_.eos = find(kEosSpellings);
   for (const char* pad : {"<pad>", "[PAD]"}) {
     if (auto it = t->id_by_text_.find(pad); it != t->id_by_text_.end() && !t->specials_.pad) {
       t->specials_.pad = it->second;

@@ -307,16 +307,8 @@ StatusOr<std::unique_ptr<Tokenizer>> Load(const TokenizerOptions& options, std::
   if (auto it = t->specials_.all.find("<pad>"); it != t->specials_.all.end()) {
     t->specials_.pad = it->second;
   }
-  for (const char* bos : {"<s>", "<bos>"}) {
-    if (auto it = t->specials_.all.find(bos); it != t->specials_.all.end() && !t->specials_.bos) {
-      t->specials_.bos = it->second;
-    }
-  }
-  for (const char* eos : {"</s>", "<eos>"}) {
-    if (auto it = t->specials_.all.find(eos); it != t->specials_.all.end() && !t->specials_.eos) {
-      t->specials_.eos = it->second;
-    }
-  }
+  t->specials_.bos = FindSpecial(t->specials_, kBosSpellings);
+  t->specials_.eos = FindSpecial(t->specials_, kEosSpellings);
   auto charsmap = hf::CharsMap::Parse(proto.charsmap);
   if (!charsmap.ok()) {
     return charsmap.status().WithContext(src + ": normalizer_spec.precompiled_charsmap");
