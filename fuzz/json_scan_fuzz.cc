@@ -2,8 +2,10 @@
 // arbitrary records. The first byte chooses the field path ("text" or "meta.text") and
 // strict_utf8; the rest, made valid UTF-8 as the readers do, is the record. Aborts if the two
 // parsers disagree on whether the record is accepted, on the error's kind, on the text or on the
-// surrogates replaced (but for numbers no double holds, which only simdjson rejects).
+// surrogates replaced (but for numbers no double holds, which only simdjson rejects, so that
+// where it stops at one the scan may accept the record or refuse it for a later reason).
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -42,15 +44,21 @@ int FuzzJsonScan(const uint8_t* data, size_t size) {
                   InvalidUtf8::kDrop, &record);
   const Outcome dom = Parse(record, options, false);
   const Outcome scan = Parse(record, options, true);
+  const std::string m(dom.status.message());
+  const bool number = !dom.status.ok() && (m.find("number") != std::string::npos ||
+                                           m.find("NUMBER") != std::string::npos ||
+                                           m.find("integer") != std::string::npos);
   if (dom.status.ok() != scan.status.ok()) {
-    const std::string m(dom.status.message());
-    const bool number = m.find("number") != std::string::npos ||
-                        m.find("NUMBER") != std::string::npos ||
-                        m.find("integer") != std::string::npos;
     if (!(scan.status.ok() && number)) std::abort();
     return 0;
   }
-  if (dom.status.code() != scan.status.code()) std::abort();
+  // Both refuse the record. The scan does not look at numbers, so where simdjson stopped at one
+  // the scan may stop at a later fault (a lone surrogate under strict_utf8, a missing field).
+  if (dom.status.code() != scan.status.code() && !number) {
+    std::fprintf(stderr, "simdjson: %s\nscan: %s\n", dom.status.ToString().c_str(),
+                 scan.status.ToString().c_str());
+    std::abort();
+  }
   if (dom.status.ok() && (dom.text != scan.text || dom.replaced != scan.replaced)) std::abort();
   return 0;
 }
