@@ -41,6 +41,8 @@ for t in "${targets[@]}"; do
   work="$out/$t-corpus"
   mkdir -p "$work"
   log="$out/$t.log"
+  marker="$out/.$t.started"  # crashes of this run only: not those an earlier run left in $out
+  touch "$marker"
   start=$(date +%s)
   set +e
   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 nice -n 19 taskset -c "$cpu" \
@@ -52,8 +54,8 @@ for t in "${targets[@]}"; do
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo ?)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo ?)
   ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo ?)
-  crashes=$(find "$out" -maxdepth 1 \( -name "$t-crash-*" -o -name "$t-leak-*" -o \
-    -name "$t-timeout-*" -o -name "$t-oom-*" \) | wc -l)
+  crashes=$(find "$out" -maxdepth 1 -newer "$marker" \( -name "$t-crash-*" -o -name "$t-leak-*" \
+    -o -name "$t-timeout-*" -o -name "$t-oom-*" \) | wc -l)
   printf '%-22s %8s %10s %8s %8s %s%s\n' "$t" "$took" "$execs" "$cov" "$ft" "$crashes" \
     "$([[ $rc -ne 0 ]] && echo " (exit $rc, see $log)")"
   if [[ $merge == 1 ]]; then
