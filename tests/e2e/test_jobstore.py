@@ -186,6 +186,14 @@ class JobStoreTest(JobStoreBase):
         st = status_json(store, env=self.env())
         self.assertEqual(st["tasks"]["done"], 0)
         self.assertEqual(st["tasks"]["leased"], 0)
+        # Why they left is in the store: status names each worker and its reason.
+        errors = sorted(w["error"] for w in st["workers"])
+        self.assertEqual(len(errors), 2)
+        self.assertIn("ahead of the job store's", errors[0] + errors[1])
+        self.assertIn("behind the job store's", errors[0] + errors[1])
+        text = run(["status", store], env=self.env()).stdout
+        self.assertEqual(text.count(") stopped: FailedPrecondition: this machine's clock"), 2,
+                         text)
         # In step with the store, a worker does the job.
         run(["work", store, "--threads", "2"], env=self.env(), timeout=600)
         run(["finalize", store], env=self.env())

@@ -263,6 +263,9 @@ std::string FormatStatusText(const JobStatus& s) {
   std::snprintf(buf, sizeof(buf), "workers: %u live, %zu seen, %llu storage retries\n",
                 s.live_workers, s.workers.size(), (unsigned long long)s.retries);
   out += buf;
+  for (const auto& w : s.workers) {
+    if (!w.error.empty()) out += "worker " + w.id + " (" + w.host + ") stopped: " + w.error + "\n";
+  }
   for (const auto& f : s.failures) {
     out += "failed task " + std::to_string(f.task) + ": " + f.reason;
     if (!f.last_error.empty() && f.reason.find(f.last_error) == std::string::npos) {
@@ -319,6 +322,7 @@ std::string FormatStatusJson(const JobStatus& s) {
                        {"host", w.host},
                        {"tasks_done", w.tasks_done},
                        {"exited", w.exited},
+                       {"error", w.error},
                        {"claims", w.claims},
                        {"claim_conflicts", w.claim_conflicts},
                        {"renewals", w.renewals},

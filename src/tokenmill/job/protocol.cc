@@ -52,7 +52,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ErrorRecord, task, attempt, hold
                                                 offset, at_ms)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerHeartbeat, id, host, pid, threads,
                                                 write_behind, started_at_ms, last_seen_ms, exited,
-                                                tasks_done, tasks_failed, stats, claims,
+                                                error, tasks_done, tasks_failed, stats, claims,
                                                 claim_conflicts, renewals, records, listings,
                                                 lease_reads, retries, heartbeats)
 

@@ -181,6 +181,10 @@ struct WorkerHeartbeat {
   int64_t started_at_ms = 0;
   int64_t last_seen_ms = 0;
   bool exited = false;
+  // Why the worker stopped, when an error stopped it (its clock off, the store unreachable for
+  // good...); "" otherwise. `status` shows it, so that the reason is in the store, not only in a
+  // machine's log.
+  std::string error;
   uint64_t tasks_done = 0;
   uint64_t tasks_failed = 0;
   TaskStats stats;

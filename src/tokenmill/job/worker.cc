@@ -258,6 +258,10 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   if (Status clock = CheckClockAgainstStore(*store, paths.Worker(worker_id), before_first_beat,
                                             NowMs(), spec.job.lease_seconds);
       !clock.ok()) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      heartbeat.error = clock.ToString();
+    }
     write_heartbeat(true);
     return clock;
   }
@@ -558,6 +562,10 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   finished = true;
   WakeNappers();
   background.join();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (!fatal.ok()) heartbeat.error = fatal.ToString();
+  }
   write_heartbeat(true);
   std::filesystem::remove_all(scratch, ec);
 
