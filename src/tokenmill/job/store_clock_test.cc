@@ -8,12 +8,10 @@
 #include <string>
 #include <thread>
 
-#include "tokenmill/job/job_spec.h"
-#include "tokenmill/job/planner.h"
 #include "tokenmill/job/protocol.h"
 #include "tokenmill/job/worker.h"
 #include "tokenmill/storage/fault_injection_storage.h"
-#include "tokenmill/testing/small_job.h"
+#include "tokenmill/testing/planned_job.h"
 #include "tokenmill/testing/temp_dir.h"
 
 namespace tokenmill {
@@ -101,21 +99,25 @@ TEST_F(StoreClockTest, AFailedStatOrAStoreWithoutDatesPasses) {
   EXPECT_TRUE(CheckClockAgainstStore(*base_, url, NowMs(), NowMs(), 60).ok());
 }
 
+// A worker's last record in the store.
+StatusOr<WorkerHeartbeat> ReadWorkerRecord(Storage& store, const StorePaths& paths,
+                                           const std::string& worker_id) {
+  TM_ASSIGN_OR_RETURN(std::string json, store.Read(paths.Worker(worker_id)));
+  return WorkerHeartbeatFromJson(json);
+}
+
 // A worker whose clock is ten minutes ahead of the store's stops before its first claim, says
 // why, and leaves its heartbeat record marked as exited; the job is untouched.
 TEST(WorkerClockTest, AWorkerMinutesAheadOfTheStoreClaimsNothing) {
   testing::TempDir tmp("tm_worker_clock");
-  const std::string toml = testing::SmallElectraJob(tmp.path(), 2, 300);
-  auto spec = ParseJobSpec(toml, "job.toml");
-  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
-  auto plan = PlanJob(*spec, {});
-  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  auto base = StorageFor(plan->store);
+  const std::string store = testing::PlanSmallJob(tmp.path(), 2);
+  ASSERT_FALSE(store.empty());
+  auto base = StorageFor(store);
   ASSERT_TRUE(base.ok());
   FaultInjectionStorage shifted(*base);
   shifted.SetClockOffset(-10 * 60'000);
   WorkerOptions options;
-  options.store = plan->store;
+  options.store = store;
   options.threads = 1;
   options.worker_id = "skewed";
   options.scratch_dir = tmp.path() + "/scratch";
@@ -126,10 +128,8 @@ TEST(WorkerClockTest, AWorkerMinutesAheadOfTheStoreClaimsNothing) {
   EXPECT_NE(worker.status().message().find("ahead of the job store's"), std::string::npos)
       << worker.status().message();
   EXPECT_EQ(shifted.calls(StorageOp::kCreateIfAbsent), 0u);  // no claim
-  const StorePaths paths(plan->store);
-  auto beat = (*base)->Read(paths.Worker("skewed"));
-  ASSERT_TRUE(beat.ok()) << beat.status().ToString();
-  auto record = WorkerHeartbeatFromJson(*beat);
+  const StorePaths paths(store);
+  auto record = ReadWorkerRecord(**base, paths, "skewed");
   ASSERT_TRUE(record.ok()) << record.status().ToString();
   EXPECT_TRUE(record->exited);
   EXPECT_NE(record->error.find("FailedPrecondition: this machine's clock is at least"),
@@ -148,12 +148,9 @@ TEST(WorkerClockTest, AWorkerMinutesAheadOfTheStoreClaimsNothing) {
 // more, gives back what it holds, and fails with the reason.
 TEST(WorkerClockTest, AClockSteppedDuringTheJobStopsTheWorker) {
   testing::TempDir tmp("tm_worker_clock_step");
-  const std::string toml = testing::SmallElectraJob(tmp.path(), 3, 300);
-  auto spec = ParseJobSpec(toml, "job.toml");
-  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
-  auto plan = PlanJob(*spec, {});
-  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  auto base = StorageFor(plan->store);
+  const std::string store = testing::PlanSmallJob(tmp.path(), 3);
+  ASSERT_FALSE(store.empty());
+  auto base = StorageFor(store);
   ASSERT_TRUE(base.ok());
   FaultInjectionStorage shifted(*base);
   shifted.AddFault({.op = StorageOp::kCreateIfAbsent,
@@ -173,7 +170,7 @@ TEST(WorkerClockTest, AClockSteppedDuringTheJobStopsTheWorker) {
                       std::this_thread::sleep_for(std::chrono::milliseconds(300));
                     }});
   WorkerOptions options;
-  options.store = plan->store;
+  options.store = store;
   options.threads = 1;
   options.worker_id = "stepped";
   options.scratch_dir = tmp.path() + "/scratch";
@@ -185,14 +182,12 @@ TEST(WorkerClockTest, AClockSteppedDuringTheJobStopsTheWorker) {
   EXPECT_NE(worker.status().message().find("ahead of the job store's"), std::string::npos)
       << worker.status().message();
   EXPECT_EQ(shifted.calls(StorageOp::kCreateIfAbsent), 1u);  // nothing claimed after the step
-  const StorePaths paths(plan->store);
+  const StorePaths paths(store);
   auto done = (*base)->List(paths.DonePrefix());
   ASSERT_TRUE(done.ok());
   EXPECT_TRUE(done->empty());
   // The reason is in the worker's last record, for `status`.
-  auto beat = (*base)->Read(paths.Worker("stepped"));
-  ASSERT_TRUE(beat.ok()) << beat.status().ToString();
-  auto record = WorkerHeartbeatFromJson(*beat);
+  auto record = ReadWorkerRecord(**base, paths, "stepped");
   ASSERT_TRUE(record.ok()) << record.status().ToString();
   EXPECT_TRUE(record->exited);
   EXPECT_NE(record->error.find("ahead of the job store's"), std::string::npos) << record->error;

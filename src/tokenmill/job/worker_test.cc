@@ -19,6 +19,7 @@
 #include "tokenmill/job/planner.h"
 #include "tokenmill/job/protocol.h"
 #include "tokenmill/storage/fault_injection_storage.h"
+#include "tokenmill/testing/planned_job.h"
 #include "tokenmill/testing/small_job.h"
 #include "tokenmill/testing/temp_dir.h"
 
@@ -27,15 +28,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A job of a few small files, one task each.
-std::string PlanSmallJob(const std::string& dir, int files) {
-  const std::string toml = testing::SmallElectraJob(dir, files, 300);
-  auto spec = ParseJobSpec(toml, "job.toml");
-  EXPECT_TRUE(spec.ok()) << spec.status().ToString();
-  auto plan = PlanJob(*spec, {});
-  EXPECT_TRUE(plan.ok()) << plan.status().ToString();
-  return plan.ok() ? plan->store : "";
-}
+using testing::PlanSmallJob;
 
 // The first claim is lost to another worker while the task already runs: that run is dropped
 // unpublished, and the next claim is made before its task starts (the worker's view was stale).
