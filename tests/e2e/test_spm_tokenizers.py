@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import struct
-import subprocess
 import tempfile
 import unittest
 
