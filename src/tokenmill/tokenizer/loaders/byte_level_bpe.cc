@@ -6,6 +6,7 @@
 #include <exception>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -731,8 +732,31 @@ Status ReadPreTokenizer(const nlohmann::json& pt, std::string_view source,
     return Status::Ok();
   }
   if (type == "Sequence") {
-    for (const nlohmann::json& step : pt.at("pretokenizers")) {
-      TM_RETURN_IF_ERROR(ReadPreTokenizer(step, source, stages));
+    const nlohmann::json& steps = pt.at("pretokenizers");
+    size_t first = 0;
+    // A chain of Split steps that a scanner stands for (DeepSeek-V3's three) becomes one stage.
+    std::vector<std::string> chain;
+    for (const nlohmann::json& step : steps) {
+      if (!step.is_object() || step.value("type", "") != "Split" ||
+          step.value("behavior", "") != "Isolated" || step.value("invert", false) ||
+          !step.contains("pattern") || !step["pattern"].is_object() ||
+          !step["pattern"].contains("Regex") || !step["pattern"]["Regex"].is_string()) {
+        break;
+      }
+      chain.push_back(step["pattern"]["Regex"].get<std::string>());
+    }
+    for (size_t n = chain.size(); n > 1; --n) {
+      if (std::optional<Pattern> p = bpe::KnownChain(std::span(chain).first(n))) {
+        if (std::none_of(stages->begin(), stages->end(),
+                         [](const Stage& s) { return s.byte_level; })) {
+          stages->push_back({PreTokenizer::ForPattern(*p), false});
+          first = n;
+        }
+        break;
+      }
+    }
+    for (size_t i = first; i < steps.size(); ++i) {
+      TM_RETURN_IF_ERROR(ReadPreTokenizer(steps[i], source, stages));
     }
     return Status::Ok();
   }

@@ -644,6 +644,44 @@ TEST(BpeTokenizerJsonTest, AddPrefixSpace) {
   EXPECT_TRUE(Ids(**t, "").empty());
 }
 
+// DeepSeek-V3's three Split steps run as one scanner; nested in a Sequence of their own they are
+// three PCRE2 splitters in turn, and both give the same ids.
+TEST(BpeTokenizerJsonTest, DeepSeekV3SplitChainIsOneScanner) {
+  auto j = SmallTokenizerJson({{"1", "2"}, {"12", "3"}, {"4", "5"}, {ByteChar(' '), "x"}});
+  const auto split = [](std::string_view regex) {
+    return nlohmann::json{{"type", "Split"},
+                          {"pattern", {{"Regex", std::string(regex)}}},
+                          {"behavior", "Isolated"},
+                          {"invert", false}};
+  };
+  const auto regexes = bpe::PatternRegexes(bpe::Pattern::kDeepSeekV3);
+  ASSERT_EQ(regexes.size(), 3u);
+  const nlohmann::json byte_level = {
+      {"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", false}};
+  j["pre_tokenizer"] = {
+      {"type", "Sequence"},
+      {"pretokenizers", {split(regexes[0]), split(regexes[1]), split(regexes[2]), byte_level}}};
+  auto fused = FromJson(j);
+  ASSERT_TRUE(fused.ok()) << fused.status().ToString();
+  // Digits in threes before anything else: "x12345" is x|123|45, and " x" keeps its space.
+  EXPECT_THAT(Ids(**fused, "x12345 x1"), ElementsAre('x', 257u, 258u, 259u, '1'));
+  nlohmann::json nested = j;
+  nested["pre_tokenizer"]["pretokenizers"][0] = {{"type", "Sequence"},
+                                                 {"pretokenizers", {split(regexes[0])}}};
+  auto regex = FromJson(nested);
+  ASSERT_TRUE(regex.ok()) << regex.status().ToString();
+  for (const char* file : {"data/golden/edge-cases.txt", "data/golden/edge-cases-more.txt",
+                           "data/golden/part-00.head2000.txt"}) {
+    auto text = bpe_test::ReadFile(bpe_test::RepoPath(file));
+    ASSERT_TRUE(text.has_value()) << file;
+    size_t line_number = 0;
+    for (std::string_view line : bpe_test::SplitLines(*text)) {
+      ++line_number;
+      ASSERT_EQ(Ids(**fused, line), Ids(**regex, line)) << file << ":" << line_number;
+    }
+  }
+}
+
 TEST(BpeTokenizerJsonTest, SplitStepsBeforeByteLevel) {
   // With merges "3 4", "1 2", "12 3": GPT-2's split keeps "1234" whole (12|34), cl100k's splits
   // digits in threes (123|4).

@@ -8,6 +8,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "tokenmill/base/bytes16.h"
 #include "tokenmill/base/utf8.h"
@@ -27,6 +31,15 @@ constexpr std::string_view kQwen2Regex =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 constexpr std::string_view kO200kRegex =
     R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+// DeepSeek-V3's three Split regexes, verbatim from its tokenizer.json (the third holds CR and LF
+// characters, not escapes).
+constexpr std::string_view kDeepSeekDigitsRegex = R"(\p{N}{1,3})";
+constexpr std::string_view kDeepSeekCjkRegex =  // [一-龥぀-ゟ゠-ヿ]+
+    "[\xE4\xB8\x80-\xE9\xBE\xA5\xE3\x81\x80-\xE3\x82\x9F\xE3\x82\xA0-\xE3\x83\xBF]+";
+constexpr std::string_view kDeepSeekRestRegex =
+    "[!\"#$%&'()*+,\\-./"
+    ":;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+"
+    "| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+";
 // Other spellings of the same patterns.
 constexpr std::string_view kGpt2RegexPython =
     R"('(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+)";
@@ -269,6 +282,210 @@ class Scanner {
   const CharClasses& cc_;
 };
 
+// DeepSeek-V3's classes, one table: \p{L}, \p{M}, \p{N} and \s as tiktoken's table has them,
+// \p{P} or \p{S}, and the characters of its second regex, [一-龥぀-ゟ゠-ヿ].
+constexpr uint8_t kDsLetter = 1;
+constexpr uint8_t kDsMark = 2;
+constexpr uint8_t kDsNumber = 4;
+constexpr uint8_t kDsSpace = 8;
+constexpr uint8_t kDsPunct = 16;  // \p{P} or \p{S}
+constexpr uint8_t kDsCjk = 32;
+
+const CodePointTable& DeepSeekClasses() {
+  static const CodePointTable* const table = [] {
+    std::vector<uint8_t> flat(kMaxCodePoint + 1, 0);
+    for (const ClassRange& r : ClassRanges()) {
+      const uint8_t bits = ((r.bits & kLetter) ? kDsLetter : 0) | ((r.bits & kMark) ? kDsMark : 0) |
+                           ((r.bits & kNumber) ? kDsNumber : 0) |
+                           ((r.bits & kSpace) ? kDsSpace : 0);
+      for (uint32_t cp = r.first; cp <= r.last; ++cp) flat[cp] |= bits;
+    }
+    for (const ClassRange& r : PunctRanges()) {
+      for (uint32_t cp = r.first; cp <= r.last; ++cp) flat[cp] |= kDsPunct;
+    }
+    for (const auto& [first, last] :
+         {std::pair<uint32_t, uint32_t>{0x4E00, 0x9FA5}, {0x3040, 0x309F}, {0x30A0, 0x30FF}}) {
+      for (uint32_t cp = first; cp <= last; ++cp) flat[cp] |= kDsCjk;
+    }
+    std::vector<ClassRange> ranges;
+    for (uint32_t cp = 0; cp <= kMaxCodePoint; ++cp) {
+      if (flat[cp] == 0) continue;
+      if (!ranges.empty() && ranges.back().last + 1 == cp && ranges.back().bits == flat[cp]) {
+        ranges.back().last = cp;
+      } else {
+        ranges.push_back({cp, cp, flat[cp]});
+      }
+    }
+    return new CodePointTable(ranges, [](const ClassRange& r) { return r.bits; });
+  }();
+  return *table;
+}
+
+inline bool IsAsciiLetter(Byte b) { return static_cast<Byte>((b | 0x20) - 'a') < 26; }
+// The members of [!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~]: printable ASCII but letters, digits,
+// space.
+inline bool IsAsciiPunct(Byte b) {
+  return b > 0x20 && b < 0x7F && !IsAsciiLetter(b) && static_cast<Byte>(b - '0') >= 10;
+}
+
+// DeepSeek-V3's chain: \p{N}{1,3} cuts the text into runs of at most three digits and the text
+// between them; [一-龥぀-ゟ゠-ヿ]+ cuts that text into runs of those characters and the text
+// between; the third regex then splits each of these segments as if it were the whole text (its
+// \s+(?!\S) sees a segment's end as the text's). One pass: a digit run's pieces, else the
+// segment around the position (kept while pieces are taken from it), and the third regex's piece
+// there, or the gap up to its next match (HF's Isolated keeps the text between matches a piece).
+class DeepSeekScanner {
+ public:
+  explicit DeepSeekScanner(std::string_view text)
+      : s_(reinterpret_cast<const Byte*>(text.data())),
+        n_(text.size()),
+        table_(DeepSeekClasses()) {}
+
+  template <Pattern>
+  size_t Piece(size_t i) {
+    size_t len;
+    const uint8_t k = At(i, &len);
+    if (k & kDsNumber) {  // \p{N}{1,3}
+      size_t j = i + len;
+      for (int count = 1; count < 3 && j < n_; ++count) {
+        size_t len2;
+        if ((At(j, &len2) & kDsNumber) == 0) break;
+        j += len2;
+      }
+      return j;
+    }
+    if (i < segment_begin_ || i >= segment_end_) {
+      segment_begin_ = i;
+      segment_end_ = SegmentEnd(i, k, len);
+    }
+    return Rest(i, k, len, segment_end_);
+  }
+
+ private:
+  uint8_t At(size_t i, size_t* len) const { return ClassAt(table_, s_, n_, i, len); }
+
+  // The end of the segment that the character at i (class k, not a digit) begins or continues:
+  // the end of a run of CJK characters, or the next digit or CJK character.
+  size_t SegmentEnd(size_t i, uint8_t k, size_t len) const {
+    size_t j = i + len;
+    size_t l;
+    if (k & kDsCjk) {
+      while (j < n_ && (At(j, &l) & kDsCjk) != 0) j += l;
+      return j;
+    }
+    while (j < n_) {
+      if (j + 16 <= n_) {  // ASCII without digits, 16 bytes at a time
+        const Bytes16 v = Load16(reinterpret_cast<const char*>(s_ + j));
+        const uint32_t stop =
+            LaneBits(static_cast<Bytes16>(v - '0' < 10) | static_cast<Bytes16>(v >= 0x80));
+        if (stop == 0) {
+          j += 16;
+          continue;
+        }
+        j += static_cast<size_t>(std::countr_zero(stop));
+      }
+      if ((At(j, &l) & (kDsNumber | kDsCjk)) != 0) return j;
+      j += l;
+    }
+    return n_;
+  }
+
+  size_t SkipIn(size_t j, uint8_t mask, size_t end) const {
+    size_t len;
+    while (j < end && (At(j, &len) & mask) != 0) j += len;
+    return j;
+  }
+  // [\p{L}\p{M}]+ from j: ASCII letters 16 bytes at a time.
+  size_t SkipLetters(size_t j, size_t end) const {
+    while (j + 16 <= end) {
+      const Bytes16 v = Load16(reinterpret_cast<const char*>(s_ + j));
+      const uint32_t other = ~LaneBits(static_cast<Bytes16>((v | 0x20) - 'a' < 26)) & 0xFFFF;
+      if (other != 0) {
+        j += static_cast<size_t>(std::countr_zero(other));
+        if (s_[j] < 0x80) return j;
+        break;
+      }
+      j += 16;
+    }
+    return SkipIn(j, kDsLetter | kDsMark, end);
+  }
+  size_t SkipCrLf(size_t j, size_t end) const {
+    while (j < end && (s_[j] == '\r' || s_[j] == '\n')) ++j;
+    return j;
+  }
+
+  // The third regex at i (class k, length len) in a segment that ends at `end`:
+  //   [!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+|
+  //    ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+  // or, where none matches, the gap to the next character where one does.
+  size_t Rest(size_t i, uint8_t k, size_t len, size_t end) const {
+    const Byte b = s_[i];
+    if (IsAsciiPunct(b) && i + 1 < end && IsAsciiLetter(s_[i + 1])) {
+      size_t j = i + 2;
+      while (j < end && IsAsciiLetter(s_[j])) ++j;
+      return j;
+    }
+    if (k & (kDsLetter | kDsMark)) return SkipLetters(i + len, end);
+    size_t len2 = 0;
+    const uint8_t k2 = i + len < end ? At(i + len, &len2) : 0;
+    // The optional prefix: not \r, \n, a letter, \p{P} or \p{S} (a mark was taken above).
+    if ((k & (kDsLetter | kDsPunct)) == 0 && b != '\r' && b != '\n' &&
+        (k2 & (kDsLetter | kDsMark)) != 0) {
+      return SkipLetters(i + len + len2, end);
+    }
+    if (b == ' ' && (k2 & kDsPunct) != 0) {
+      return SkipCrLf(SkipIn(i + 1 + len2, kDsPunct, end), end);
+    }
+    if (k & kDsPunct) return SkipCrLf(SkipIn(i + len, kDsPunct, end), end);
+    if (k & kDsSpace) return Whitespace(i, len, end);
+    // No alternative matches here. A match starts at the next letter, mark, \p{P}, \p{S} or
+    // space, or at a character that the letters after it take as their prefix.
+    size_t j = i + len;
+    while (j < end) {
+      size_t l;
+      const uint8_t c = At(j, &l);
+      if (c & (kDsLetter | kDsMark | kDsPunct | kDsSpace)) break;
+      size_t l2;
+      if (j + l < end && (At(j + l, &l2) & (kDsLetter | kDsMark)) != 0) break;
+      j += l;
+    }
+    return j;
+  }
+
+  // \s*[\r\n]+|\s+(?!\S)|\s+ for the whitespace run at i, within the segment.
+  size_t Whitespace(size_t i, size_t len, size_t end) const {
+    size_t last = i;           // start of the run's last character
+    size_t after_newline = 0;  // end of the run's last \r or \n
+    size_t j = i;
+    size_t l = len;
+    for (;;) {
+      if (s_[j] == '\r' || s_[j] == '\n') after_newline = j + 1;
+      last = j;
+      j += l;
+      if (j >= end || (At(j, &l) & kDsSpace) == 0) break;
+    }
+    if (after_newline != 0) return after_newline;  // \s*[\r\n]+
+    if (j >= end) return end;                      // \s+(?!\S) at the segment's end
+    if (last > i) return last;                     // \s+(?!\S): all but the last character
+    return j;                                      // \s+: a single character
+  }
+
+  const Byte* s_;
+  size_t n_;
+  const CodePointTable& table_;
+  size_t segment_begin_ = 0;
+  size_t segment_end_ = 0;  // [segment_begin_, segment_end_): the segment last found
+};
+
+template <Pattern P>
+struct ScannerOf {
+  using Type = Scanner;
+};
+template <>
+struct ScannerOf<Pattern::kDeepSeekV3> {
+  using Type = DeepSeekScanner;
+};
+
 // Plain ASCII text 64 bytes at a time. In a block of letters, digits, printable punctuation
 // other than the apostrophe, and spaces not followed by a space, a piece of any of the four
 // patterns is one run of a class with at most one byte before it, and whether a piece starts at a
@@ -351,7 +568,7 @@ inline bool AsciiAhead(const Byte* p, size_t left) {
 // through PlainBlock, the rest through the scanner.
 template <Pattern P, typename Emit>
 [[gnu::always_inline]] inline void ScanPieces(std::string_view text, Emit emit) {
-  const Scanner scanner(text);
+  typename ScannerOf<P>::Type scanner(text);
   const auto* s = reinterpret_cast<const Byte*>(text.data());
   const size_t n = text.size();
   size_t pos = 0;
@@ -386,7 +603,7 @@ template <Pattern P, typename Emit>
       }
       scanner_only = 2;  // the block held no whole piece: not plain text here
     }
-    const size_t end = scanner.Piece<P>(pos);
+    const size_t end = scanner.template Piece<P>(pos);
     emit(pos, end);
     pos = end;
     if (scanner_only > 0) --scanner_only;
@@ -409,6 +626,9 @@ void ScanPiecesOf(Pattern p, std::string_view text, Emit emit) {
     case Pattern::kQwen2:
       ScanPieces<Pattern::kQwen2>(text, emit);
       return;
+    case Pattern::kDeepSeekV3:
+      ScanPieces<Pattern::kDeepSeekV3>(text, emit);
+      return;
   }
 }
 
@@ -423,6 +643,13 @@ void AppendRanges(const std::vector<std::pair<uint32_t, uint32_t>>& ranges, std:
     }
     *out += buf;
   }
+}
+
+// The mask in the second table (PunctRanges) of a \p{...} name we replace, or 0.
+uint8_t PunctMask(std::string_view name) {
+  if (name == "P") return kPunct;
+  if (name == "S") return kSymbol;
+  return 0;
 }
 
 // The class mask of a \p{...} name we replace, or 0.
@@ -440,19 +667,29 @@ uint8_t PropertyMask(std::string_view name) {
 
 }  // namespace
 
-std::string_view PatternRegex(Pattern p) {
+std::span<const std::string_view> PatternRegexes(Pattern p) {
+  static constexpr std::string_view kGpt2[] = {kGpt2Regex};
+  static constexpr std::string_view kCl100k[] = {kCl100kRegex};
+  static constexpr std::string_view kO200k[] = {kO200kRegex};
+  static constexpr std::string_view kQwen2[] = {kQwen2Regex};
+  static constexpr std::string_view kDeepSeekV3[] = {kDeepSeekDigitsRegex, kDeepSeekCjkRegex,
+                                                     kDeepSeekRestRegex};
   switch (p) {
     case Pattern::kGpt2:
-      return kGpt2Regex;
+      return kGpt2;
     case Pattern::kCl100k:
-      return kCl100kRegex;
+      return kCl100k;
     case Pattern::kO200k:
-      return kO200kRegex;
+      return kO200k;
     case Pattern::kQwen2:
-      return kQwen2Regex;
+      return kQwen2;
+    case Pattern::kDeepSeekV3:
+      return kDeepSeekV3;
   }
-  return kGpt2Regex;
+  return kGpt2;
 }
+
+std::string_view PatternRegex(Pattern p) { return PatternRegexes(p).back(); }
 
 std::string_view PatternName(Pattern p) {
   switch (p) {
@@ -464,6 +701,8 @@ std::string_view PatternName(Pattern p) {
       return "o200k_base";
     case Pattern::kQwen2:
       return "qwen2";
+    case Pattern::kDeepSeekV3:
+      return "deepseek_v3";
   }
   return "?";
 }
@@ -473,6 +712,14 @@ std::optional<Pattern> KnownPattern(std::string_view regex) {
   if (regex == kCl100kRegex || regex == kCl100kRegexPython) return Pattern::kCl100k;
   if (regex == kO200kRegex) return Pattern::kO200k;
   if (regex == kQwen2Regex) return Pattern::kQwen2;
+  return std::nullopt;
+}
+
+std::optional<Pattern> KnownChain(std::span<const std::string> regexes) {
+  const std::span<const std::string_view> chain = PatternRegexes(Pattern::kDeepSeekV3);
+  if (std::equal(regexes.begin(), regexes.end(), chain.begin(), chain.end())) {
+    return Pattern::kDeepSeekV3;
+  }
   return std::nullopt;
 }
 
@@ -500,6 +747,7 @@ std::string ExpandClasses(std::string_view pattern) {
     }
     const char e = pattern[i + 1];
     uint8_t mask = 0;
+    uint8_t punct_mask = 0;  // of the second table, when mask is 0
     bool negated = false;
     size_t consumed = 2;
     if (e == 's' || e == 'S') {
@@ -517,23 +765,25 @@ std::string ExpandClasses(std::string_view pattern) {
         name = pattern.substr(i + 2, 1);
         consumed = 3;
       }
-      mask = PropertyMask(name);
       negated = e == 'P';
       if (!name.empty() && name[0] == '^') {  // \p{^L} is \P{L}
-        mask = PropertyMask(name.substr(1));
+        name = name.substr(1);
         negated = !negated;
       }
+      mask = PropertyMask(name);
+      punct_mask = PunctMask(name);
     }
-    if (mask == 0) {  // not ours: copy the escape as it is
+    if (mask == 0 && punct_mask == 0) {  // not ours: copy the escape as it is
       out.append(pattern.substr(i, 2));
       i += 2;
       continue;
     }
+    const auto ranges = mask != 0 ? RangesOf(mask, negated) : PunctRangesOf(punct_mask, negated);
     if (in_class) {
-      AppendRanges(RangesOf(mask, negated), &out);
+      AppendRanges(ranges, &out);
     } else {
       out += '[';
-      AppendRanges(RangesOf(mask, negated), &out);
+      AppendRanges(ranges, &out);
       out += ']';
     }
     i += consumed;

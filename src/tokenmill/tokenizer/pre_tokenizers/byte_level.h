@@ -1,11 +1,12 @@
 // Byte-level BPE pre-tokenization: cutting text into the pieces that BPE then encodes one by one.
 //
-// The three patterns of tiktoken (GPT-2 = r50k_base = p50k_base, cl100k_base, o200k_base) have
-// hand-written scanners, several times faster than a regex engine. A PCRE2 (JIT) splitter runs any
-// pattern; it is the reference the scanners are tested against (byte_level_test.cc and
-// fuzz/bpe_fuzz.cc) and the engine for other patterns found in tokenizer.json files. Both see the
-// same character classes (unicode_classes.h): in the patterns given to PCRE2, \p{L}, \p{N}, \p{M},
-// \p{Lu}, \p{Ll}, \p{Lt}, \p{Lm}, \p{Lo}, \s and their negations are replaced by explicit ranges.
+// The three patterns of tiktoken (GPT-2 = r50k_base = p50k_base, cl100k_base, o200k_base), Qwen2's
+// and DeepSeek-V3's chain of three Split regexes have hand-written scanners, several times faster
+// than a regex engine. A PCRE2 (JIT) splitter runs any pattern; it is the reference the scanners
+// are tested against (byte_level_test.cc and fuzz/bpe_fuzz.cc) and the engine for other patterns
+// found in tokenizer.json files. Both see the same character classes (unicode_classes.h): in the
+// patterns given to PCRE2, \p{L}, \p{N}, \p{M}, \p{P}, \p{S}, \p{Lu}, \p{Ll}, \p{Lt}, \p{Lm},
+// \p{Lo}, \s and their negations are replaced by explicit ranges.
 //
 // Input must be valid UTF-8 (BpeTokenizer repairs it first). On invalid input the scanners and the
 // splitter never crash or lose bytes; their pieces are then unspecified.
@@ -16,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,16 +32,25 @@ enum class Pattern {
   kCl100k,  // cl100k_base (also Llama 3)
   kO200k,   // o200k_base
   kQwen2,   // Qwen2, Qwen2.5, Qwen3 tokenizer.json: cl100k_base with one digit a piece
+  // DeepSeek-V3 (and R1) tokenizer.json: three Split regexes in turn, each on the pieces of the
+  // one before: digits in threes, runs of CJK characters, then a cl100k_base-like pattern.
+  kDeepSeekV3,
 };
 
-// tiktoken's pattern string for `p` (tiktoken/registry.json of tiktoken 1.0.22; kQwen2: the Split
-// regex of Qwen's tokenizer.json).
+// The regexes that `p` splits with, applied in turn (HF Split, behaviour Isolated): one for all
+// but kDeepSeekV3, three for it. tiktoken's pattern strings come from tiktoken/registry.json of
+// tiktoken 1.0.22; kQwen2's and kDeepSeekV3's from those models' tokenizer.json.
+std::span<const std::string_view> PatternRegexes(Pattern p);
+// The only regex of a pattern other than kDeepSeekV3 (for it: the last of its three).
 std::string_view PatternRegex(Pattern p);
 std::string_view PatternName(Pattern p);
 
 // The scanner-backed pattern that `regex` spells, if it is one of the known spellings (tiktoken's
 // Python and JS registries, HF's ByteLevel regex).
 std::optional<Pattern> KnownPattern(std::string_view regex);
+// The scanner-backed pattern that a chain of several Split regexes spells (kDeepSeekV3), if
+// `regexes` are exactly its regexes.
+std::optional<Pattern> KnownChain(std::span<const std::string> regexes);
 
 // Rewrites `pattern` so that the classes named in the header comment use tiktoken's character
 // table. Exposed for tests.

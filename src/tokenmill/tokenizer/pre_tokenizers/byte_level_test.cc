@@ -3,8 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tokenmill/tokenizer/loaders/bpe_test_util.h"
@@ -16,8 +19,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr Pattern kPatterns[] = {Pattern::kGpt2, Pattern::kCl100k, Pattern::kO200k,
-                                 Pattern::kQwen2};
+constexpr Pattern kPatterns[] = {Pattern::kGpt2, Pattern::kCl100k, Pattern::kO200k, Pattern::kQwen2,
+                                 Pattern::kDeepSeekV3};
 
 std::vector<std::string> Pieces(Pattern p, std::string_view text) {
   std::vector<std::string_view> pieces;
@@ -25,20 +28,31 @@ std::vector<std::string> Pieces(Pattern p, std::string_view text) {
   return {pieces.begin(), pieces.end()};
 }
 
-// The reference: the pattern itself, run by PCRE2 with tiktoken's character classes.
-const RegexSplitter& Reference(Pattern p) {
-  static const RegexSplitter* const splitters[4] = {
-      RegexSplitter::Compile(PatternRegex(Pattern::kGpt2)).value().release(),
-      RegexSplitter::Compile(PatternRegex(Pattern::kCl100k)).value().release(),
-      RegexSplitter::Compile(PatternRegex(Pattern::kO200k)).value().release(),
-      RegexSplitter::Compile(PatternRegex(Pattern::kQwen2)).value().release(),
-  };
-  return *splitters[static_cast<int>(p)];
+// The reference: the pattern's regexes themselves, run by PCRE2 with tiktoken's character
+// classes, each on the pieces of the one before (as HF runs a Sequence of Split steps).
+void ReferenceSplit(Pattern p, std::string_view text, std::vector<std::string_view>* pieces) {
+  static const auto* const splitters = [] {
+    auto* all = new std::vector<std::vector<const RegexSplitter*>>;
+    for (Pattern q : kPatterns) {
+      all->resize(std::max(all->size(), static_cast<size_t>(q) + 1));
+      for (std::string_view regex : PatternRegexes(q)) {
+        (*all)[static_cast<size_t>(q)].push_back(RegexSplitter::Compile(regex).value().release());
+      }
+    }
+    return all;
+  }();
+  std::vector<std::string_view> in = {text};
+  for (const RegexSplitter* splitter : (*splitters)[static_cast<size_t>(p)]) {
+    std::vector<std::string_view> out;
+    for (std::string_view piece : in) splitter->Split(piece, &out);
+    in = std::move(out);
+  }
+  pieces->insert(pieces->end(), in.begin(), in.end());
 }
 
 std::vector<std::string> ReferencePieces(Pattern p, std::string_view text) {
   std::vector<std::string_view> pieces;
-  Reference(p).Split(text, &pieces);
+  ReferenceSplit(p, text, &pieces);
   return {pieces.begin(), pieces.end()};
 }
 
@@ -52,7 +66,7 @@ size_t ExpectScannerMatchesReference(Pattern p, std::string_view text, const std
     got.clear();
     want.clear();
     scanner.Split(line, &got);
-    Reference(p).Split(line, &want);
+    ReferenceSplit(p, line, &want);
     if (got != want) {
       ADD_FAILURE() << PatternName(p) << " scanner differs from PCRE2 on " << what << " line "
                     << lines + 1 << ": " << line;
@@ -83,6 +97,31 @@ TEST(BpeUnicodeTest, ClassesAreTiktokens) {
   EXPECT_EQ(cc.Of(0x0295), kLl);   // Ll in Unicode 16 (Lo from 17.0)
   EXPECT_EQ(cc.Of(0xE000), 0);     // private use
   EXPECT_EQ(cc.Of(0x110000), 0);
+}
+
+TEST(BpeUnicodeTest, PunctuationAndSymbolsAreTiktokens) {
+  const auto bits = [](uint32_t cp) -> int {
+    for (const ClassRange& r : PunctRanges()) {
+      if (cp >= r.first && cp <= r.last) return r.bits;
+    }
+    return 0;
+  };
+  EXPECT_EQ(bits('!'), kPunct);
+  EXPECT_EQ(bits('-'), kPunct);
+  EXPECT_EQ(bits('$'), kSymbol);
+  EXPECT_EQ(bits('`'), kSymbol);
+  EXPECT_EQ(bits('A'), 0);
+  EXPECT_EQ(bits(' '), 0);
+  EXPECT_EQ(bits(0xFF0C), kPunct);   // full-width comma
+  EXPECT_EQ(bits(0x309B), kSymbol);  // ゛ (Sk)
+  EXPECT_EQ(bits(0x1F600), kSymbol);
+  EXPECT_EQ(bits(0x0301), 0);  // a mark
+  size_t p = 0;
+  for (const auto& [first, last] : PunctRangesOf(kPunct, false)) p += last - first + 1;
+  size_t not_p = 0;
+  for (const auto& [first, last] : PunctRangesOf(kPunct, true)) not_p += last - first + 1;
+  EXPECT_EQ(p + not_p, kMaxCodePoint + 1);
+  EXPECT_GT(p, 800u);
 }
 
 TEST(BpeUnicodeTest, RangesOfComplementCoversEverything) {
@@ -144,6 +183,27 @@ TEST(BpePreTokenizerTest, O200kCaseClasses) {
                      "A"),
               ElementsAre("\xcc\x81", "A"));
   EXPECT_THAT(Pieces(Pattern::kO200k, "!\xcc\x81"), ElementsAre("!\xcc\x81"));
+}
+
+TEST(BpePreTokenizerTest, DeepSeekV3DigitsCjkRunsAndSegments) {
+  // Digits in threes, cut off first: the text between is split on its own, so the spaces before
+  // a digit end their segment and stay whole.
+  EXPECT_THAT(Pieces(Pattern::kDeepSeekV3, "abc1234567 x  42"),
+              ElementsAre("abc", "123", "456", "7", " x", "  ", "42"));
+  // Runs of [一-龥぀-ゟ゠-ヿ] are cut off next: the space before one is not its prefix; the
+  // full-width comma is not in the set, so it is split with the text around it.
+  EXPECT_THAT(
+      Pieces(Pattern::kDeepSeekV3, "\xe4\xb8\xad\xe6\x96\x87 \xe4\xb8\xad\xef\xbc\x8c\xe6\x96\x87"),
+      ElementsAre("\xe4\xb8\xad\xe6\x96\x87", " ", "\xe4\xb8\xad", "\xef\xbc\x8c", "\xe6\x96\x87"));
+  // An ASCII punctuation character takes the ASCII letters after it; other punctuation and
+  // symbols run together with a space before them and the newlines after them.
+  EXPECT_THAT(Pieces(Pattern::kDeepSeekV3, "don't f(a) (b x.\xc3\xa9 !!\n\ny $5"),
+              ElementsAre("don", "'t", " f", "(a", ")", " (", "b", " x", ".", "\xc3\xa9", " !!\n\n",
+                          "y", " $", "5"));
+  // Characters no alternative matches (a control, a zero width space) are kept between the
+  // matches as one piece, unless letters follow them.
+  EXPECT_THAT(Pieces(Pattern::kDeepSeekV3, "a\x01\xe2\x80\x8b.b \x01x"),
+              ElementsAre("a", "\x01\xe2\x80\x8b", ".b", " ", "\x01x"));
 }
 
 TEST(BpePreTokenizerTest, ScannersMatchPcre2OnHandPickedCases) {
@@ -248,7 +308,7 @@ TEST(BpePreTokenizerTest, PiecesCoverInvalidUtf8WithoutCrashing) {
     EXPECT_EQ(joined, bad);
   }
   std::vector<std::string_view> pieces;
-  Reference(Pattern::kGpt2).Split(bad, &pieces);
+  ReferenceSplit(Pattern::kGpt2, bad, &pieces);
   EXPECT_THAT(pieces, ElementsAre(bad));
 }
 
@@ -267,6 +327,22 @@ TEST(BpePreTokenizerTest, KnownPatternSpellings) {
           R"('(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+)"),
       Pattern::kCl100k);
   EXPECT_EQ(KnownPattern(R"(\p{N}|\s+)"), std::nullopt);
+  // DeepSeek-V3's three Split regexes, as its tokenizer.json spells them (the third with CR and
+  // LF characters in it), are one scanner; any other chain is not.
+  const std::vector<std::string> deepseek = {
+      R"(\p{N}{1,3})",
+      "[\xE4\xB8\x80-\xE9\xBE\xA5\xE3\x81\x80-\xE3\x82\x9F\xE3\x82\xA0-\xE3\x83\xBF]+",
+      "[!\"#$%&'()*+,\\-./"
+      ":;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| "
+      "?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+"};
+  EXPECT_EQ(KnownChain(deepseek), Pattern::kDeepSeekV3);
+  EXPECT_EQ(KnownChain(std::span(deepseek).first(2)), std::nullopt);
+  std::vector<std::string> escaped = deepseek;
+  escaped[2] =
+      R"([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~][A-Za-z]+|[^\r\n\p{L}\p{P}\p{S}]?[\p{L}\p{M}]+| ?[\p{P}\p{S}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+  EXPECT_EQ(KnownChain(escaped), std::nullopt);  // \r written as an escape: not the same string
+  EXPECT_EQ(PatternRegexes(Pattern::kDeepSeekV3).size(), 3u);
+  EXPECT_EQ(PatternRegexes(Pattern::kDeepSeekV3)[2], deepseek[2]);
   EXPECT_EQ(PreTokenizer::ForRegex(PatternRegex(Pattern::kCl100k)).value().name(), "cl100k_base");
   EXPECT_EQ(PreTokenizer::ForRegex(PatternRegex(Pattern::kCl100k), true).value().name(), "regex");
 }
@@ -280,6 +356,23 @@ TEST(BpePreTokenizerTest, ExpandClassesRewritesOnlyItsClasses) {
   EXPECT_THAT(expanded, HasSubstr("[^\\x{9}-\\x{D}\\x{20}"));  // [^\s...] stays one class
   // \S outside a class becomes the complement of White_Space.
   EXPECT_THAT(expanded, HasSubstr("[\\x{0}-\\x{8}\\x{E}-\\x{1F}"));
+}
+
+TEST(BpePreTokenizerTest, ExpandClassesRewritesPunctuationAndSymbols) {
+  const std::string expanded = ExpandClasses(R"([^\r\n\p{L}\p{P}\p{S}]|\p{P}+|\P{S}|\p{^P})");
+  EXPECT_EQ(expanded.find("\\p"), std::string::npos);
+  EXPECT_EQ(expanded.find("\\P"), std::string::npos);
+  EXPECT_THAT(expanded, HasSubstr("[\\x{21}-\\x{23}\\x{25}"));  // \p{P}: ! " # then % (not $)
+  // PCRE2 with the expansion and the table agree on a character new in Unicode 15 (U+11F43
+  // KAWI DANDA, Po), which PCRE2's own Unicode 14 tables do not have.
+  auto splitter = RegexSplitter::Compile(R"(\p{P}+)");
+  ASSERT_TRUE(splitter.ok());
+  std::vector<std::pair<size_t, size_t>> spans;
+  (*splitter)->Matches(
+      "a\xf0\x91\xbd\x83"
+      "b",
+      &spans);
+  EXPECT_THAT(spans, ElementsAre(std::pair<size_t, size_t>{1, 5}));
 }
 
 TEST(BpePreTokenizerTest, RegexSplitterKeepsGapsAndSkipsEmptyMatches) {
@@ -334,6 +427,82 @@ TEST(BpePreTokenizerTest, ScannersMatchPcre2OnRandomPlainAsciiAcrossBlocks) {
       PreTokenizer::ForPattern(p).Visit(text, [&](std::string_view v) { visited.push_back(v); });
       ASSERT_EQ(std::vector<std::string>(visited.begin(), visited.end()), want)
           << PatternName(p) << " (Visit): " << text;
+    }
+  }
+}
+
+// Random texts from characters of every class the patterns tell apart (and some they do not
+// know: unassigned, private use, format characters), in and beside DeepSeek-V3's CJK set.
+TEST(BpePreTokenizerTest, ScannersMatchPcre2OnRandomMixedText) {
+  const std::vector<std::string> chars = {
+      "a",
+      "Z",
+      "q",
+      "0",
+      "7",
+      " ",
+      " ",
+      "  ",
+      "\n",
+      "\r",
+      "\t",
+      "'",
+      "'s",
+      "'LL",
+      "!",
+      "(",
+      "$",
+      "-",
+      ".",
+      "/",
+      "\x01",
+      "\x7f",
+      "\xc3\xa9",          // é
+      "\xcc\x81",          // combining acute (Mn)
+      "\xc7\x85",          // ǅ (Lt)
+      "\xc5\xbf",          // long s
+      "\xc2\xa0",          // no-break space
+      "\xc2\x85",          // next line (a space)
+      "\xc2\xab",          // « (Pi)
+      "\xd9\xa3",          // Arabic-Indic three (Nd)
+      "\xe4\xb8\xad",      // 中
+      "\xe9\xbe\xa5",      // 龥, the end of DeepSeek-V3's Han range
+      "\xe9\xbe\xa6",      // 龦, just past it (a letter all the same)
+      "\xe3\x81\x82",      // あ
+      "\xe3\x81\x80",      // U+3040, unassigned, in DeepSeek-V3's set
+      "\xe3\x82\x99",      // combining voiced mark (Mn), in the set
+      "\xe3\x82\x9b",      // ゛ (Sk), in the set
+      "\xe3\x82\xa0",      // ゠ (Pd), in the set
+      "\xe3\x83\xbb",      // ・ (Po), in the set
+      "\xe3\x83\xbc",      // ー (Lm), in the set
+      "\xe3\x80\x87",      // 〇 (Nl)
+      "\xe3\x80\x82",      // 。 (Po)
+      "\xe3\x80\x80",      // ideographic space
+      "\xef\xbc\x8c",      // full-width comma
+      "\xef\xbc\x91",      // full-width one (Nd)
+      "\xe2\x85\xa7",      // Ⅷ (Nl)
+      "\xe2\x82\xac",      // € (Sc)
+      "\xe2\x80\x8b",      // zero width space (Cf)
+      "\xe2\x80\x8d",      // zero width joiner (Cf)
+      "\xe2\x80\xa8",      // line separator
+      "\xed\x95\x9c",      // 한
+      "\xee\x80\x80",      // private use
+      "\xef\xbf\xbd",      // replacement character (So)
+      "\xf0\x9f\x98\x80",  // 😀 (So)
+      "\xf0\x9d\x9f\x8e",  // mathematical bold zero (Nd)
+  };
+  std::mt19937 rng(20261207);
+  for (int round = 0; round < 6000; ++round) {
+    std::string text;
+    const size_t length = rng() % 40;
+    for (size_t k = 0; k < length; ++k) {
+      // Runs of one character now and then: digit runs past three, long CJK runs.
+      const std::string& c = chars[rng() % chars.size()];
+      const size_t run = rng() % 6 == 0 ? rng() % 7 + 1 : 1;
+      for (size_t r = 0; r < run; ++r) text += c;
+    }
+    for (Pattern p : kPatterns) {
+      ASSERT_EQ(Pieces(p, text), ReferencePieces(p, text)) << PatternName(p) << ": " << text;
     }
   }
 }
