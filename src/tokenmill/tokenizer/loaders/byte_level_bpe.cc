@@ -689,7 +689,7 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2Encoder(const TokenizerOptions& opt
 namespace {
 
 // Reads the pre_tokenizer of a tokenizer.json into stages. Supported: ByteLevel, and Sequence of
-// Split (behavior Isolated, not inverted) steps with one ByteLevel step.
+// Split (behavior Isolated, not inverted, or Removed, inverted) steps with one ByteLevel step.
 Status ReadPreTokenizer(const nlohmann::json& pt, std::string_view source,
                         std::vector<Stage>* stages) {
   const std::string type = pt.is_object() ? pt.value("type", "") : "";
@@ -711,10 +711,19 @@ Status ReadPreTokenizer(const nlohmann::json& pt, std::string_view source,
           ": pre_tokenizer: a Split after the ByteLevel step is not supported (it would split the "
           "byte-mapped text); put the Split steps before ByteLevel");
     }
-    if (pt.value("behavior", "") != "Isolated" || pt.value("invert", false)) {
-      return Status::InvalidArgument(std::string(source) +
-                                     ": Split pre-tokenizer: only behavior \"Isolated\" without "
-                                     "invert is supported");
+    // Isolated keeps the matches and the text between them as pieces; Removed with invert keeps
+    // the matches only (the text between them, the inverted delimiter, is dropped). The two agree
+    // on patterns that match every character, as tiktoken's do (the Xenova gpt-4 and gpt-4o
+    // files spell their Split so).
+    const std::string behavior = pt.value("behavior", "");
+    const bool invert = pt.value("invert", false);
+    const bool isolated = behavior == "Isolated" && !invert;
+    const bool matches_only = behavior == "Removed" && invert;
+    if (!isolated && !matches_only) {
+      return Status::InvalidArgument(std::string(source) + ": Split pre-tokenizer: behavior \"" +
+                                     behavior + "\"" + (invert ? " with" : " without") +
+                                     " invert is not supported for byte-level BPE; supported: "
+                                     "\"Isolated\" without invert, \"Removed\" with invert");
     }
     const nlohmann::json& pattern = pt.at("pattern");
     std::string regex;
@@ -726,7 +735,7 @@ Status ReadPreTokenizer(const nlohmann::json& pt, std::string_view source,
       return Status::InvalidArgument(std::string(source) +
                                      ": Split pre-tokenizer without a Regex or String pattern");
     }
-    auto splitter = PreTokenizer::ForRegex(regex);
+    auto splitter = PreTokenizer::ForRegex(regex, /*force_regex=*/false, /*keep_gaps=*/isolated);
     if (!splitter.ok()) return splitter.status().WithContext(source);
     stages->push_back({std::move(splitter).value(), false});
     return Status::Ok();

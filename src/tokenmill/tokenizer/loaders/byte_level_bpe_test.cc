@@ -726,6 +726,33 @@ TEST(BpeTokenizerJsonTest, SplitStepsBeforeByteLevel) {
   auto nested_after = FromJson(nested);
   ASSERT_FALSE(nested_after.ok());
   EXPECT_THAT(nested_after.status().message(), HasSubstr("a Split after the ByteLevel step"));
+  // "Removed" with invert keeps the matches and drops the text between them (the Xenova gpt-4
+  // and gpt-4o files spell tiktoken's Split so: their patterns match every character, so the
+  // two agree on them).
+  nlohmann::json removed = j;
+  removed["pre_tokenizer"]["pretokenizers"][0]["behavior"] = "Removed";
+  removed["pre_tokenizer"]["pretokenizers"][0]["invert"] = true;
+  auto matches_only = FromJson(removed);
+  ASSERT_TRUE(matches_only.ok()) << matches_only.status().ToString();
+  EXPECT_EQ(Ids(**matches_only, text), want);
+  removed["pre_tokenizer"]["pretokenizers"][0]["pattern"] = {{"Regex", "\\p{N}+"}};
+  auto digits_only = FromJson(removed);
+  ASSERT_TRUE(digits_only.ok()) << digits_only.status().ToString();
+  EXPECT_THAT(Ids(**digits_only, "x12 y34"), ElementsAre(257u, 256u));  // "12", "34"
+  // Other behaviours are refused, naming what is supported.
+  for (const auto& [behavior, invert] : {std::pair<std::string, bool>{"Removed", false},
+                                         {"Isolated", true},
+                                         {"MergedWithPrevious", false},
+                                         {"Contiguous", false}}) {
+    nlohmann::json other = j;
+    other["pre_tokenizer"]["pretokenizers"][0]["behavior"] = behavior;
+    other["pre_tokenizer"]["pretokenizers"][0]["invert"] = invert;
+    auto refused = FromJson(other);
+    ASSERT_FALSE(refused.ok()) << behavior;
+    EXPECT_THAT(refused.status().message(),
+                HasSubstr("behavior \"" + behavior + "\"" + (invert ? " with" : " without")));
+    EXPECT_THAT(refused.status().message(), HasSubstr("\"Removed\" with invert"));
+  }
   // Any other regex runs on PCRE2: here every digit alone, the text between kept.
   j["pre_tokenizer"]["pretokenizers"][0]["pattern"] = {{"Regex", "\\p{N}"}};
   auto digits = FromJson(j);

@@ -226,7 +226,7 @@ TEST(ParseTokenizerJsonTest, MergesTakenOutOfTheValueWhenWellFormed) {
 TEST(MergeSpaceTest, OneSpaceExactly) {
   EXPECT_EQ(MergeSpace("a b"), 1u);
   EXPECT_EQ(MergeSpace("\xC4\xA0t he"), 3u);  // "Ġt he": bytes, not characters
-  EXPECT_EQ(MergeSpace(" b"), 0u);             // an empty first token is the loaders' to refuse
+  EXPECT_EQ(MergeSpace(" b"), 0u);            // an empty first token is the loaders' to refuse
   EXPECT_EQ(MergeSpace("a "), 1u);
   EXPECT_EQ(MergeSpace("ab"), std::string_view::npos);
   EXPECT_EQ(MergeSpace(""), std::string_view::npos);

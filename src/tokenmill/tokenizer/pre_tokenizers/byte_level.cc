@@ -31,6 +31,8 @@ constexpr std::string_view kQwen2Regex =
     R"((?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 constexpr std::string_view kO200kRegex =
     R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
+constexpr std::string_view kTekkenRegex =
+    R"([^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+)";
 // DeepSeek-V3's three Split regexes, verbatim from its tokenizer.json (the third holds CR and LF
 // characters, not escapes).
 constexpr std::string_view kDeepSeekDigitsRegex = R"(\p{N}{1,3})";
@@ -174,8 +176,9 @@ class Scanner {
   size_t Piece(size_t i) const {
     if constexpr (P == Pattern::kGpt2) return Gpt2(i);
     if constexpr (P == Pattern::kCl100k) return Cl100k(i);
-    if constexpr (P == Pattern::kO200k) return O200k(i);
+    if constexpr (P == Pattern::kO200k) return O200kLike<3, true>(i);
     if constexpr (P == Pattern::kQwen2) return Qwen2(i);
+    if constexpr (P == Pattern::kTekken) return O200kLike<1, false>(i);
   }
 
   template <int kMaxDigits>
@@ -210,7 +213,9 @@ class Scanner {
   // o200k's first two alternatives after the optional prefix, from s:
   //   [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+  (first)
   //   [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*  (second)
-  // each followed by an optional contraction. Returns the end, or 0 if there is no match.
+  // each followed by an optional contraction (kContractions; Tekken has none). Returns the end,
+  // or 0 if there is no match.
+  template <bool kContractions>
   size_t O200kFirst(size_t s) const {
     if (s >= n_) return 0;
     // U* greedy; then W+ either right after it or, backtracking, from the last character of the
@@ -234,32 +239,36 @@ class Scanner {
     } else {
       return 0;
     }
-    return end + ContractionNoCase(end);
+    return kContractions ? end + ContractionNoCase(end) : end;
   }
+  template <bool kContractions>
   size_t O200kSecond(size_t s) const {
     if (s >= n_) return 0;
     size_t len;
     if ((At(s, &len) & kUpperish) == 0) return 0;
     const size_t end = SkipLowerish(SkipIn(s + len, kUpperish));
-    return end + ContractionNoCase(end);
+    return kContractions ? end + ContractionNoCase(end) : end;
   }
 
-  size_t O200k(size_t i) const {
+  // o200k_base (kMaxDigits 3, with contractions); Tekken's pattern is the same with \p{N} for
+  // \p{N}{1,3} and no contractions.
+  template <int kMaxDigits, bool kContractions>
+  size_t O200kLike(size_t i) const {
     size_t len;
     const uint8_t k = At(i, &len);
     // [^\r\n\p{L}\p{N}]? is tried with the character first, then without.
     const bool prefix = (k & (kLetter | kNumber)) == 0 && s_[i] != '\r' && s_[i] != '\n';
     if (prefix) {
-      if (size_t e = O200kFirst(i + len)) return e;
+      if (size_t e = O200kFirst<kContractions>(i + len)) return e;
     }
-    if (size_t e = O200kFirst(i)) return e;
+    if (size_t e = O200kFirst<kContractions>(i)) return e;
     if (prefix) {
-      if (size_t e = O200kSecond(i + len)) return e;
+      if (size_t e = O200kSecond<kContractions>(i + len)) return e;
     }
-    if (size_t e = O200kSecond(i)) return e;
+    if (size_t e = O200kSecond<kContractions>(i)) return e;
     if (k & kNumber) {
       size_t j = i + len;
-      for (int count = 1; count < 3 && j < n_; ++count) {
+      for (int count = 1; count < kMaxDigits && j < n_; ++count) {
         size_t len2;
         if ((At(j, &len2) & kNumber) == 0) break;
         j += len2;
@@ -487,11 +496,12 @@ struct ScannerOf<Pattern::kDeepSeekV3> {
 };
 
 // Plain ASCII text 64 bytes at a time. In a block of letters, digits, printable punctuation
-// other than the apostrophe, and spaces not followed by a space, a piece of any of the four
-// patterns is one run of a class with at most one byte before it, and whether a piece starts at a
-// byte depends only on the classes of that byte and the one before: the starts of the whole block
-// come from a few masks. The pieces that hold anything else (other bytes, whitespace runs,
-// contractions) and the piece that reaches past the block are left to the scanner.
+// other than the apostrophe, and spaces not followed by a space, a piece of any of the
+// patterns (DeepSeek-V3's cuts as cl100k's there) is one run of a class with at most one byte
+// before it, and whether a piece starts at a byte depends only on the classes of that byte and the
+// one before: the starts of the whole block come from a few masks. The pieces that hold anything
+// else (other bytes, whitespace runs, contractions) and the piece that reaches past the block are
+// left to the scanner.
 class PlainBlock {
  public:
   // The 64 bytes at `p`.
@@ -533,11 +543,11 @@ class PlainBlock {
       const uint64_t other_starts = other & (before(letter_ | digit_) | 1);
       starts |= other_starts;
       starts |= letter_ & ~before(letter_ | space_ | other_starts);
-      if constexpr (P == Pattern::kO200k) {
+      if constexpr (P == Pattern::kO200k || P == Pattern::kTekken) {
         // [\p{Lu}..]*[\p{Ll}..]+|[\p{Lu}..]+[\p{Ll}..]*: a capital after a small letter.
         starts |= upper_ & before(letter_ & ~upper_);
       }
-      if constexpr (P == Pattern::kQwen2) {
+      if constexpr (P == Pattern::kQwen2 || P == Pattern::kTekken) {
         starts |= digit_;  // \p{N}
       } else {
         // \p{N}{1,3}: a run's first digit, then every third while the run goes on.
@@ -583,7 +593,7 @@ template <Pattern P, typename Emit>
         std::memcpy(tail, at, length);
         at = tail;
       }
-      const PlainBlock block(at, P == Pattern::kO200k);
+      const PlainBlock block(at, P == Pattern::kO200k || P == Pattern::kTekken);
       const auto plain = static_cast<size_t>(block.PlainLength());
       uint64_t starts = block.Starts<P>();
       if (plain < 64) starts &= (uint64_t{1} << plain) - 1;
@@ -625,6 +635,9 @@ void ScanPiecesOf(Pattern p, std::string_view text, Emit emit) {
       return;
     case Pattern::kQwen2:
       ScanPieces<Pattern::kQwen2>(text, emit);
+      return;
+    case Pattern::kTekken:
+      ScanPieces<Pattern::kTekken>(text, emit);
       return;
     case Pattern::kDeepSeekV3:
       ScanPieces<Pattern::kDeepSeekV3>(text, emit);
@@ -672,6 +685,7 @@ std::span<const std::string_view> PatternRegexes(Pattern p) {
   static constexpr std::string_view kCl100k[] = {kCl100kRegex};
   static constexpr std::string_view kO200k[] = {kO200kRegex};
   static constexpr std::string_view kQwen2[] = {kQwen2Regex};
+  static constexpr std::string_view kTekken[] = {kTekkenRegex};
   static constexpr std::string_view kDeepSeekV3[] = {kDeepSeekDigitsRegex, kDeepSeekCjkRegex,
                                                      kDeepSeekRestRegex};
   switch (p) {
@@ -683,6 +697,8 @@ std::span<const std::string_view> PatternRegexes(Pattern p) {
       return kO200k;
     case Pattern::kQwen2:
       return kQwen2;
+    case Pattern::kTekken:
+      return kTekken;
     case Pattern::kDeepSeekV3:
       return kDeepSeekV3;
   }
@@ -701,6 +717,8 @@ std::string_view PatternName(Pattern p) {
       return "o200k_base";
     case Pattern::kQwen2:
       return "qwen2";
+    case Pattern::kTekken:
+      return "tekken";
     case Pattern::kDeepSeekV3:
       return "deepseek_v3";
   }
@@ -712,6 +730,7 @@ std::optional<Pattern> KnownPattern(std::string_view regex) {
   if (regex == kCl100kRegex || regex == kCl100kRegexPython) return Pattern::kCl100k;
   if (regex == kO200kRegex) return Pattern::kO200k;
   if (regex == kQwen2Regex) return Pattern::kQwen2;
+  if (regex == kTekkenRegex) return Pattern::kTekken;
   return std::nullopt;
 }
 
@@ -813,7 +832,8 @@ StatusOr<std::unique_ptr<RegexSplitter>> RegexSplitter::Compile(std::string_view
 
 RegexSplitter::~RegexSplitter() { pcre2_code_free(static_cast<pcre2_code*>(code_)); }
 
-void RegexSplitter::Split(std::string_view text, std::vector<std::string_view>* pieces) const {
+void RegexSplitter::Split(std::string_view text, std::vector<std::string_view>* pieces,
+                          bool keep_gaps) const {
   if (text.empty()) return;
   if (FindInvalidUtf8(text) != std::string_view::npos) {
     pieces->push_back(text);
@@ -839,11 +859,11 @@ void RegexSplitter::Split(std::string_view text, std::vector<std::string_view>* 
       while (pos < text.size() && (static_cast<Byte>(text[pos]) & 0xC0) == 0x80) ++pos;
       continue;
     }
-    if (start > gap) pieces->push_back(text.substr(gap, start - gap));
+    if (start > gap && keep_gaps) pieces->push_back(text.substr(gap, start - gap));
     pieces->push_back(text.substr(start, end - start));
     gap = pos = end;
   }
-  if (gap < text.size()) pieces->push_back(text.substr(gap));
+  if (gap < text.size() && keep_gaps) pieces->push_back(text.substr(gap));
   pcre2_match_data_free(md);
 }
 
@@ -878,13 +898,15 @@ PreTokenizer PreTokenizer::ForPattern(Pattern p) {
   return t;
 }
 
-StatusOr<PreTokenizer> PreTokenizer::ForRegex(std::string_view regex, bool force_regex) {
+StatusOr<PreTokenizer> PreTokenizer::ForRegex(std::string_view regex, bool force_regex,
+                                              bool keep_gaps) {
   if (!force_regex) {
     if (std::optional<Pattern> p = KnownPattern(regex)) return ForPattern(*p);
   }
   TM_ASSIGN_OR_RETURN(std::unique_ptr<RegexSplitter> splitter, RegexSplitter::Compile(regex));
   PreTokenizer t;
   t.regex_ = std::move(splitter);
+  t.keep_gaps_ = keep_gaps;
   return t;
 }
 
@@ -900,7 +922,7 @@ void PreTokenizer::Split(std::string_view text, std::vector<std::string_view>* p
     return;
   }
   if (regex_ != nullptr) {
-    regex_->Split(text, pieces);
+    regex_->Split(text, pieces, keep_gaps_);
     return;
   }
   if (!text.empty()) pieces->push_back(text);

@@ -19,8 +19,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr Pattern kPatterns[] = {Pattern::kGpt2, Pattern::kCl100k, Pattern::kO200k, Pattern::kQwen2,
-                                 Pattern::kDeepSeekV3};
+constexpr Pattern kPatterns[] = {Pattern::kGpt2,  Pattern::kCl100k, Pattern::kO200k,
+                                 Pattern::kQwen2, Pattern::kTekken, Pattern::kDeepSeekV3};
 
 std::vector<std::string> Pieces(Pattern p, std::string_view text) {
   std::vector<std::string_view> pieces;
@@ -183,6 +183,14 @@ TEST(BpePreTokenizerTest, O200kCaseClasses) {
                      "A"),
               ElementsAre("\xcc\x81", "A"));
   EXPECT_THAT(Pieces(Pattern::kO200k, "!\xcc\x81"), ElementsAre("!\xcc\x81"));
+}
+
+TEST(BpePreTokenizerTest, TekkenIsO200kWithoutContractionsAndWithSingleDigits) {
+  EXPECT_THAT(Pieces(Pattern::kTekken, "don't HTTPServer x1234"),
+              ElementsAre("don", "'t", " HTTPServer", " x", "1", "2", "3", "4"));
+  EXPECT_THAT(Pieces(Pattern::kO200k, "don't HTTPServer x1234"),
+              ElementsAre("don't", " HTTPServer", " x", "123", "4"));
+  EXPECT_EQ(KnownPattern(PatternRegex(Pattern::kTekken)), Pattern::kTekken);
 }
 
 TEST(BpePreTokenizerTest, DeepSeekV3DigitsCjkRunsAndSegments) {
@@ -384,6 +392,18 @@ TEST(BpePreTokenizerTest, RegexSplitterKeepsGapsAndSkipsEmptyMatches) {
       "bbz",
       &pieces);
   EXPECT_THAT(pieces, ElementsAre("x", "aa", "y\xc3\xa9", "bb", "z"));
+  // Without the gaps: the matches only.
+  pieces.clear();
+  (*splitter)->Split("xaayaz", &pieces, /*keep_gaps=*/false);
+  EXPECT_THAT(pieces, ElementsAre("aa", "a"));
+  pieces.clear();
+  auto matches_only = PreTokenizer::ForRegex("a+", /*force_regex=*/false, /*keep_gaps=*/false);
+  ASSERT_TRUE(matches_only.ok());
+  matches_only->Split("xaayaz", &pieces);
+  EXPECT_THAT(pieces, ElementsAre("aa", "a"));
+  // A scanner's pattern matches every character: without the gaps it is the same scanner.
+  EXPECT_EQ(PreTokenizer::ForRegex(PatternRegex(Pattern::kCl100k), false, false).value().name(),
+            "cl100k_base");
 }
 
 TEST(BpePreTokenizerTest, BadRegexIsAClearError) {
