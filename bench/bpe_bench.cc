@@ -241,8 +241,9 @@ void Register() {
         ->Unit(benchmark::kMillisecond)
         ->MinTime(3);
   }
-  for (bpe::Pattern p : {bpe::Pattern::kGpt2, bpe::Pattern::kCl100k, bpe::Pattern::kO200k,
-                         bpe::Pattern::kQwen2, bpe::Pattern::kTekken, bpe::Pattern::kDeepSeekV3}) {
+  for (bpe::Pattern p :
+       {bpe::Pattern::kGpt2, bpe::Pattern::kCl100k, bpe::Pattern::kO200k, bpe::Pattern::kQwen2,
+        bpe::Pattern::kTekken, bpe::Pattern::kDeepSeekV3, bpe::Pattern::kGpt2Digits}) {
     for (bool regex : {false, true}) {
       std::string row = "BM_PreTokenize/";
       row += bpe::PatternName(p);

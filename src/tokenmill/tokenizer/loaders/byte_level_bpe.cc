@@ -689,7 +689,8 @@ StatusOr<std::unique_ptr<Tokenizer>> LoadGpt2Encoder(const TokenizerOptions& opt
 namespace {
 
 // Reads the pre_tokenizer of a tokenizer.json into stages. Supported: ByteLevel, and Sequence of
-// Split (behavior Isolated, not inverted, or Removed, inverted) steps with one ByteLevel step.
+// Split (behavior Isolated, not inverted, or Removed, inverted) and Digits steps with one
+// ByteLevel step.
 Status ReadPreTokenizer(const nlohmann::json& pt, std::string_view source,
                         std::vector<Stage>* stages) {
   const std::string type = pt.is_object() ? pt.value("type", "") : "";
@@ -740,6 +741,22 @@ Status ReadPreTokenizer(const nlohmann::json& pt, std::string_view source,
     stages->push_back({std::move(splitter).value(), false});
     return Status::Ok();
   }
+  if (type == "Digits") {
+    // HF's Digits: the characters of Unicode's N* categories each a piece of their own
+    // (individual_digits) or in runs, the text between them kept (Command R's layout, before a
+    // ByteLevel step with its regex).
+    if (std::any_of(stages->begin(), stages->end(), [](const Stage& s) { return s.byte_level; })) {
+      return Status::InvalidArgument(
+          std::string(source) +
+          ": pre_tokenizer: a Digits step after the ByteLevel step is not supported (it would "
+          "split the byte-mapped text); put it before ByteLevel");
+    }
+    auto splitter =
+        PreTokenizer::ForRegex(pt.value("individual_digits", false) ? "\\p{N}" : "\\p{N}+");
+    if (!splitter.ok()) return splitter.status().WithContext(source);
+    stages->push_back({std::move(splitter).value(), false});
+    return Status::Ok();
+  }
   if (type == "Sequence") {
     const nlohmann::json& steps = pt.at("pretokenizers");
     size_t first = 0;
@@ -764,6 +781,18 @@ Status ReadPreTokenizer(const nlohmann::json& pt, std::string_view source,
         break;
       }
     }
+    // Digits(individual_digits) then ByteLevel with GPT-2's regex (Command R): one scanner.
+    if (first == 0 && steps.size() >= 2 && steps[0].is_object() &&
+        steps[0].value("type", "") == "Digits" && steps[0].value("individual_digits", false) &&
+        steps[1].is_object() && steps[1].value("type", "") == "ByteLevel" &&
+        steps[1].value("use_regex", true) && !steps[1].value("add_prefix_space", false) &&
+        std::none_of(stages->begin(), stages->end(), [](const Stage& s) { return s.byte_level; })) {
+      Stage stage;
+      stage.byte_level = true;
+      stage.splitter = PreTokenizer::ForPattern(Pattern::kGpt2Digits);
+      stages->push_back(std::move(stage));
+      first = 2;
+    }
     for (size_t i = first; i < steps.size(); ++i) {
       TM_RETURN_IF_ERROR(ReadPreTokenizer(steps[i], source, stages));
     }
@@ -771,7 +800,8 @@ Status ReadPreTokenizer(const nlohmann::json& pt, std::string_view source,
   }
   return Status::InvalidArgument(
       std::string(source) + ": pre_tokenizer type '" + type +
-      "' is not supported for byte-level BPE; use ByteLevel (optionally after Split steps)");
+      "' is not supported for byte-level BPE; use ByteLevel (optionally after Split or Digits "
+      "steps)");
 }
 
 Status ReadNormalizer(const nlohmann::json& n, std::string_view source, NormalForm* form) {

@@ -682,6 +682,45 @@ TEST(BpeTokenizerJsonTest, DeepSeekV3SplitChainIsOneScanner) {
   }
 }
 
+// HF's Digits step before ByteLevel (Command R's layout): with individual_digits and GPT-2's
+// regex in the ByteLevel step, one scanner; nested in a Sequence of its own, a PCRE2 split and
+// then GPT-2's scanner, with the same ids. Without individual_digits, runs of digits.
+TEST(BpeTokenizerJsonTest, DigitsBeforeByteLevel) {
+  auto j = SmallTokenizerJson({{"1", "2"}, {ByteChar(' '), "1"}, {"a", "b"}});
+  const nlohmann::json digits = {{"type", "Digits"}, {"individual_digits", true}};
+  const nlohmann::json byte_level = {
+      {"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}};
+  j["pre_tokenizer"] = {{"type", "Sequence"}, {"pretokenizers", {digits, byte_level}}};
+  auto fused = FromJson(j);
+  ASSERT_TRUE(fused.ok()) << fused.status().ToString();
+  // Every digit alone, and the space before one too: no "12", no " 1".
+  EXPECT_THAT(Ids(**fused, "ab 12"), ElementsAre(258u, ' ', '1', '2'));
+  nlohmann::json nested = j;
+  nested["pre_tokenizer"]["pretokenizers"][0] = {{"type", "Sequence"}, {"pretokenizers", {digits}}};
+  auto steps = FromJson(nested);
+  ASSERT_TRUE(steps.ok()) << steps.status().ToString();
+  for (const char* file : {"data/golden/edge-cases.txt", "data/golden/edge-cases-more.txt",
+                           "data/golden/part-00.head2000.txt"}) {
+    auto text = bpe_test::ReadFile(bpe_test::RepoPath(file));
+    ASSERT_TRUE(text.has_value()) << file;
+    size_t line_number = 0;
+    for (std::string_view line : bpe_test::SplitLines(*text)) {
+      ++line_number;
+      ASSERT_EQ(Ids(**fused, line), Ids(**steps, line)) << file << ":" << line_number;
+    }
+  }
+  // Runs of digits without individual_digits: "12" merges, " " stays apart.
+  j["pre_tokenizer"]["pretokenizers"][0]["individual_digits"] = false;
+  auto runs = FromJson(j);
+  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+  EXPECT_THAT(Ids(**runs, "ab 12"), ElementsAre(258u, ' ', 256u));
+  // After the ByteLevel step it would see the byte-mapped text: refused.
+  std::swap(j["pre_tokenizer"]["pretokenizers"][0], j["pre_tokenizer"]["pretokenizers"][1]);
+  auto after = FromJson(j);
+  ASSERT_FALSE(after.ok());
+  EXPECT_THAT(after.status().message(), HasSubstr("a Digits step after the ByteLevel step"));
+}
+
 TEST(BpeTokenizerJsonTest, SplitStepsBeforeByteLevel) {
   // With merges "3 4", "1 2", "12 3": GPT-2's split keeps "1234" whole (12|34), cl100k's splits
   // digits in threes (123|4).

@@ -36,6 +36,8 @@ constexpr std::string_view kTekkenRegex =
 // DeepSeek-V3's three Split regexes, verbatim from its tokenizer.json (the third holds CR and LF
 // characters, not escapes).
 constexpr std::string_view kDeepSeekDigitsRegex = R"(\p{N}{1,3})";
+// HF's Digits pre-tokenizer with individual_digits, as a Split regex (behaviour Isolated).
+constexpr std::string_view kDigitRegex = R"(\p{N})";
 constexpr std::string_view kDeepSeekCjkRegex =  // [一-龥぀-ゟ゠-ヿ]+
     "[\xE4\xB8\x80-\xE9\xBE\xA5\xE3\x81\x80-\xE3\x82\x9F\xE3\x82\xA0-\xE3\x83\xBF]+";
 constexpr std::string_view kDeepSeekRestRegex =
@@ -486,9 +488,60 @@ class DeepSeekScanner {
   size_t segment_end_ = 0;  // [segment_begin_, segment_end_): the segment last found
 };
 
+// GPT-2's pattern after HF's Digits(individual_digits): every \p{N} character a piece; GPT-2's
+// pattern on the text between two digits as if it were the whole text (a space before a digit
+// stays alone). The stretch is found once and kept while pieces are taken from it.
+class DigitsThenGpt2Scanner {
+ public:
+  explicit DigitsThenGpt2Scanner(std::string_view text)
+      : text_(text), s_(reinterpret_cast<const Byte*>(text.data())), cc_(CharClasses::Get()) {}
+
+  template <Pattern>
+  size_t Piece(size_t i) {
+    size_t len;
+    if ((cc_.At(s_, text_.size(), i, &len) & kNumber) != 0) return i + len;
+    if (i < segment_begin_ || i >= segment_end_) {
+      segment_begin_ = i;
+      segment_end_ = NextDigit(i + len);
+    }
+    return Scanner(text_.substr(0, segment_end_)).Gpt2(i);
+  }
+
+ private:
+  size_t NextDigit(size_t j) const {
+    const size_t n = text_.size();
+    size_t l;
+    while (j < n) {
+      if (j + 16 <= n) {  // ASCII without digits, 16 bytes at a time
+        const Bytes16 v = Load16(reinterpret_cast<const char*>(s_ + j));
+        const uint32_t stop =
+            LaneBits(static_cast<Bytes16>(v - '0' < 10) | static_cast<Bytes16>(v >= 0x80));
+        if (stop == 0) {
+          j += 16;
+          continue;
+        }
+        j += static_cast<size_t>(std::countr_zero(stop));
+      }
+      if ((cc_.At(s_, n, j, &l) & kNumber) != 0) return j;
+      j += l;
+    }
+    return n;
+  }
+
+  std::string_view text_;
+  const Byte* s_;
+  const CharClasses& cc_;
+  size_t segment_begin_ = 0;
+  size_t segment_end_ = 0;  // [segment_begin_, segment_end_): the stretch last found
+};
+
 template <Pattern P>
 struct ScannerOf {
   using Type = Scanner;
+};
+template <>
+struct ScannerOf<Pattern::kGpt2Digits> {
+  using Type = DigitsThenGpt2Scanner;
 };
 template <>
 struct ScannerOf<Pattern::kDeepSeekV3> {
@@ -531,11 +584,15 @@ class PlainBlock {
     const auto before = [](uint64_t x) { return x << 1; };  // bit i: byte i - 1 is in x
     const uint64_t other = plain_ & ~(letter_ | digit_ | space_);
     uint64_t starts = 1 | space_;
-    if constexpr (P == Pattern::kGpt2) {
+    if constexpr (P == Pattern::kGpt2 || P == Pattern::kGpt2Digits) {
       // 's|... | ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+: a run, a space joined
-      // to the run after it.
+      // to the run after it. After Digits, every digit alone (a space before it too).
       starts |= letter_ & ~before(letter_ | space_);
-      starts |= digit_ & ~before(digit_ | space_);
+      if constexpr (P == Pattern::kGpt2Digits) {
+        starts |= digit_;
+      } else {
+        starts |= digit_ & ~before(digit_ | space_);
+      }
       starts |= other & ~before(other | space_);
     } else {
       // [^\r\n\p{L}\p{N}]?\p{L}+ takes a space or a punctuation byte that starts a piece into
@@ -642,6 +699,9 @@ void ScanPiecesOf(Pattern p, std::string_view text, Emit emit) {
     case Pattern::kDeepSeekV3:
       ScanPieces<Pattern::kDeepSeekV3>(text, emit);
       return;
+    case Pattern::kGpt2Digits:
+      ScanPieces<Pattern::kGpt2Digits>(text, emit);
+      return;
   }
 }
 
@@ -688,6 +748,7 @@ std::span<const std::string_view> PatternRegexes(Pattern p) {
   static constexpr std::string_view kTekken[] = {kTekkenRegex};
   static constexpr std::string_view kDeepSeekV3[] = {kDeepSeekDigitsRegex, kDeepSeekCjkRegex,
                                                      kDeepSeekRestRegex};
+  static constexpr std::string_view kGpt2Digits[] = {kDigitRegex, kGpt2Regex};
   switch (p) {
     case Pattern::kGpt2:
       return kGpt2;
@@ -701,6 +762,8 @@ std::span<const std::string_view> PatternRegexes(Pattern p) {
       return kTekken;
     case Pattern::kDeepSeekV3:
       return kDeepSeekV3;
+    case Pattern::kGpt2Digits:
+      return kGpt2Digits;
   }
   return kGpt2;
 }
@@ -721,6 +784,8 @@ std::string_view PatternName(Pattern p) {
       return "tekken";
     case Pattern::kDeepSeekV3:
       return "deepseek_v3";
+    case Pattern::kGpt2Digits:
+      return "gpt2_digits";
   }
   return "?";
 }
@@ -735,9 +800,9 @@ std::optional<Pattern> KnownPattern(std::string_view regex) {
 }
 
 std::optional<Pattern> KnownChain(std::span<const std::string> regexes) {
-  const std::span<const std::string_view> chain = PatternRegexes(Pattern::kDeepSeekV3);
-  if (std::equal(regexes.begin(), regexes.end(), chain.begin(), chain.end())) {
-    return Pattern::kDeepSeekV3;
+  for (Pattern p : {Pattern::kDeepSeekV3, Pattern::kGpt2Digits}) {
+    const std::span<const std::string_view> chain = PatternRegexes(p);
+    if (std::equal(regexes.begin(), regexes.end(), chain.begin(), chain.end())) return p;
   }
   return std::nullopt;
 }

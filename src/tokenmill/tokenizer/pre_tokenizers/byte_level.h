@@ -37,11 +37,15 @@ enum class Pattern {
   // DeepSeek-V3 (and R1) tokenizer.json: three Split regexes in turn, each on the pieces of the
   // one before: digits in threes, runs of CJK characters, then a cl100k_base-like pattern.
   kDeepSeekV3,
+  // HF's Digits(individual_digits) step, then GPT-2's pattern on the text between the digits
+  // (Command R tokenizer.json: Digits before ByteLevel with its regex).
+  kGpt2Digits,
 };
 
 // The regexes that `p` splits with, applied in turn (HF Split, behaviour Isolated): one for all
-// but kDeepSeekV3, three for it. tiktoken's pattern strings come from tiktoken/registry.json of
-// tiktoken 1.0.22; kQwen2's, kTekken's and kDeepSeekV3's from those models' tokenizer.json.
+// but kDeepSeekV3 (three) and kGpt2Digits (\p{N}, then GPT-2's). tiktoken's pattern strings come
+// from tiktoken/registry.json of tiktoken 1.0.22; kQwen2's, kTekken's and kDeepSeekV3's from those
+// models' tokenizer.json.
 std::span<const std::string_view> PatternRegexes(Pattern p);
 // The only regex of a pattern other than kDeepSeekV3 (for it: the last of its three).
 std::string_view PatternRegex(Pattern p);
@@ -50,8 +54,8 @@ std::string_view PatternName(Pattern p);
 // The scanner-backed pattern that `regex` spells, if it is one of the known spellings (tiktoken's
 // Python and JS registries, HF's ByteLevel regex).
 std::optional<Pattern> KnownPattern(std::string_view regex);
-// The scanner-backed pattern that a chain of several Split regexes spells (kDeepSeekV3), if
-// `regexes` are exactly its regexes.
+// The scanner-backed pattern that a chain of several Split regexes spells (kDeepSeekV3,
+// kGpt2Digits), if `regexes` are exactly its regexes.
 std::optional<Pattern> KnownChain(std::span<const std::string> regexes);
 
 // Rewrites `pattern` so that the classes named in the header comment use tiktoken's character

@@ -19,8 +19,9 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-constexpr Pattern kPatterns[] = {Pattern::kGpt2,  Pattern::kCl100k, Pattern::kO200k,
-                                 Pattern::kQwen2, Pattern::kTekken, Pattern::kDeepSeekV3};
+constexpr Pattern kPatterns[] = {Pattern::kGpt2,      Pattern::kCl100k, Pattern::kO200k,
+                                 Pattern::kQwen2,     Pattern::kTekken, Pattern::kDeepSeekV3,
+                                 Pattern::kGpt2Digits};
 
 std::vector<std::string> Pieces(Pattern p, std::string_view text) {
   std::vector<std::string_view> pieces;
@@ -191,6 +192,16 @@ TEST(BpePreTokenizerTest, TekkenIsO200kWithoutContractionsAndWithSingleDigits) {
   EXPECT_THAT(Pieces(Pattern::kO200k, "don't HTTPServer x1234"),
               ElementsAre("don't", " HTTPServer", " x", "123", "4"));
   EXPECT_EQ(KnownPattern(PatternRegex(Pattern::kTekken)), Pattern::kTekken);
+}
+
+TEST(BpePreTokenizerTest, Gpt2AfterDigitsKeepsEveryDigitAndTheSpaceBeforeItApart) {
+  EXPECT_THAT(
+      Pieces(Pattern::kGpt2Digits, "ab 123 x1y  4\xd9\xa3 'll"),
+      ElementsAre("ab", " ", "1", "2", "3", " x", "1", "y", "  ", "4", "\xd9\xa3", " '", "ll"));
+  EXPECT_THAT(Pieces(Pattern::kGpt2, "ab 123 x1y  4"),
+              ElementsAre("ab", " 123", " x", "1", "y", " ", " 4"));
+  const std::vector<std::string> chain = {R"(\p{N})", std::string(PatternRegex(Pattern::kGpt2))};
+  EXPECT_EQ(KnownChain(chain), Pattern::kGpt2Digits);
 }
 
 TEST(BpePreTokenizerTest, DeepSeekV3DigitsCjkRunsAndSegments) {
