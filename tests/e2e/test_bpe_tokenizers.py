@@ -131,8 +131,9 @@ class ByteLevelTokenizerJsonTest(tmtest.NpmPackagesTest):
     def test_gpt_shards_with_each_models_bos_and_eod(self):
         """A GPT job (Megatron, int32 ids) with each model's own BOS and end-of-document tokens,
         found without being named: Qwen's <|endoftext|>, Llama-3's <|begin_of_text|> and
-        <|end_of_text|>, DeepSeek-V3's <｜begin▁of▁sentence｜> and <｜end▁of▁sentence｜>. Each
-        document is its BOS, the ids `tokenize` gives its text, and the EOD."""
+        <|end_of_text|>, DeepSeek-V3's <｜begin▁of▁sentence｜> and <｜end▁of▁sentence｜>, gpt-4o's
+        <|endoftext|>, Mistral Nemo's <s> and </s>, Command R+'s <BOS_TOKEN> and <EOS_TOKEN>.
+        Each document is its BOS, the ids `tokenize` gives its text, and the EOD."""
         lines = [l for l in read_lines(os.path.join(tmtest.DATA, "sample", "part-00.txt"))
                  if l.strip()][:300]
         docs = os.path.join(self.tmp, "docs.jsonl")
@@ -142,7 +143,8 @@ class ByteLevelTokenizerJsonTest(tmtest.NpmPackagesTest):
         texts = os.path.join(self.tmp, "docs.txt")
         with open(texts, "w", encoding="utf-8", newline="\n") as f:
             f.write("\n".join(lines) + "\n")
-        expected = {"qwen3": (None, 151643), "llama3": (128000, 128001), "deepseek_v3": (0, 1)}
+        expected = {"qwen3": (None, 151643), "llama3": (128000, 128001), "deepseek_v3": (0, 1),
+                    "gpt4o": (None, 199999), "mistral_nemo": (1, 2), "command_r_plus": (5, 6)}
         for model, (bos, eod) in expected.items():
             with self.subTest(model=model):
                 out = os.path.join(self.tmp, "gpt-" + model)

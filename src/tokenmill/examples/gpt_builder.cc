@@ -1,7 +1,10 @@
 #include "tokenmill/examples/gpt_builder.h"
 
 #include <algorithm>
+#include <span>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "tokenmill/base/byte_count.h"
 
@@ -16,6 +19,19 @@ std::optional<uint32_t> Lookup(const Tokenizer& tokenizer, const std::string& to
     if (it != tokenizer.specials().all.end()) id = it->second;
   }
   return id;
+}
+
+// "a, b or c" of the spellings, after `first` when it is not empty.
+std::string ListOf(std::string_view first, std::span<const std::string_view> spellings) {
+  std::vector<std::string_view> all;
+  if (!first.empty()) all.push_back(first);
+  all.insert(all.end(), spellings.begin(), spellings.end());
+  std::string out;
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (i > 0) out += i + 1 == all.size() ? " or " : ", ";
+    out += all[i];
+  }
+  return out;
 }
 
 }  // namespace
@@ -38,11 +54,10 @@ StatusOr<std::unique_ptr<GptBuilder>> GptBuilder::Create(const ExampleOptions& o
     } else if (specials.eos.has_value()) {
       eod_id = specials.eos;
     } else {
-      return Status::InvalidArgument(
-          "the tokenizer has no end-of-document token (<|endoftext|>, </s>, <eos>, "
-          "<|end_of_text|> or <\xEF\xBD\x9C"
-          "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>); set [examples] eod_token "
-          "(e.g. \"[SEP]\") or append_eod = false");
+      return Status::InvalidArgument("the tokenizer has no end-of-document token (" +
+                                     ListOf("<|endoftext|>", kEosSpellings) +
+                                     "); set [examples] eod_token (e.g. \"[SEP]\") or "
+                                     "append_eod = false");
     }
   }
   std::optional<uint32_t> bos_id;
@@ -59,10 +74,8 @@ StatusOr<std::unique_ptr<GptBuilder>> GptBuilder::Create(const ExampleOptions& o
       bos_id = specials.bos;
     } else {
       return Status::InvalidArgument(
-          "prepend_bos: the tokenizer has no beginning-of-sequence token (<s>, <bos>, "
-          "<|begin_of_text|> or <\xEF\xBD\x9C"
-          "begin\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>); set [examples] "
-          "bos_token or prepend_bos = false");
+          "prepend_bos: the tokenizer has no beginning-of-sequence token (" +
+          ListOf("", kBosSpellings) + "); set [examples] bos_token or prepend_bos = false");
     }
   }
   return std::unique_ptr<GptBuilder>(new GptBuilder(tokenizer, eod_id, bos_id, options.eod_first));

@@ -119,11 +119,16 @@ TEST(GptBuilder, MissingEodTokenIsAnError) {
   EXPECT_EQ(builder.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(builder.status().message().find("'<|im_end|>'"), std::string::npos)
       << builder.status().message();
-  // The default needs <|endoftext|>.
+  // The default needs <|endoftext|> or an EOS; the message lists every spelling looked for.
   WordTokenizerForTest bert;
   builder = Make(bert, {});
   ASSERT_FALSE(builder.ok());
-  EXPECT_NE(builder.status().message().find("<|endoftext|>"), std::string::npos);
+  EXPECT_NE(builder.status().message().find("(<|endoftext|>, </s>, <eos>, <|end_of_text|>, "),
+            std::string::npos)
+      << builder.status().message();
+  EXPECT_NE(builder.status().message().find(" or <EOS_TOKEN>); set [examples] eod_token"),
+            std::string::npos)
+      << builder.status().message();
 }
 
 TEST(GptBuilder, SinkErrorIsReturned) {
@@ -182,6 +187,11 @@ TEST(GptBuilder, PrependBosWithoutBosIsAnError) {
   auto builder = Make(GptTokenizer(), options);
   ASSERT_FALSE(builder.ok());
   EXPECT_NE(builder.status().message().find("prepend_bos"), std::string::npos);
+  EXPECT_NE(builder.status().message().find("(<s>, <bos>, <|begin_of_text|>, "), std::string::npos)
+      << builder.status().message();
+  EXPECT_NE(builder.status().message().find(" or <BOS_TOKEN>); set [examples] bos_token"),
+            std::string::npos)
+      << builder.status().message();
 }
 
 // A document longer than stream_bytes() comes in parts whose tokens, joined, are the example a

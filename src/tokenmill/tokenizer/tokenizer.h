@@ -61,15 +61,18 @@ struct SpecialTokens {
 // How model families spell their beginning- and end-of-sequence tokens, in the order a loader
 // looks for them: SentencePiece (<s>, </s>), Gemma (<bos>, <eos>), Llama-3 (<|begin_of_text|>,
 // <|end_of_text|>), DeepSeek-V3 (<｜begin▁of▁sentence｜>, <｜end▁of▁sentence｜>, with fullwidth
-// bars and U+2581).
+// bars and U+2581), Command R (<BOS_TOKEN>, <EOS_TOKEN>; its chat's <|END_OF_TURN_TOKEN|> is not
+// a document's end).
 inline constexpr std::string_view kBosSpellings[] = {
     "<s>", "<bos>", "<|begin_of_text|>",
     "<\xEF\xBD\x9C"
-    "begin\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>"};
+    "begin\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>",
+    "<BOS_TOKEN>"};
 inline constexpr std::string_view kEosSpellings[] = {
     "</s>", "<eos>", "<|end_of_text|>",
     "<\xEF\xBD\x9C"
-    "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>"};
+    "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>",
+    "<EOS_TOKEN>"};
 
 // The first of `spellings` that is a special token of `specials` (`specials.all`). (Inline: the
 // loaders' libraries sit below the one of tokenizer.cc.)

@@ -867,6 +867,14 @@ TEST(BpeTokenizerJsonTest, BeginAndEndOfSequenceOfEachFamily) {
   EXPECT_EQ((*t)->specials().bos, 300u);
   EXPECT_EQ((*t)->specials().eos, 301u);
 
+  auto command_r = SmallTokenizerJson({});
+  command_r["added_tokens"] = {added(300, "<BOS_TOKEN>", true), added(301, "<EOS_TOKEN>", true),
+                               added(302, "<|END_OF_TURN_TOKEN|>", false)};
+  t = FromJson(command_r);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ((*t)->specials().bos, 300u);
+  EXPECT_EQ((*t)->specials().eos, 301u);
+
   auto qwen = SmallTokenizerJson({});
   qwen["added_tokens"] = {added(300, "<|endoftext|>", true), added(301, "<|im_end|>", true),
                           added(302, "<s>", false)};
