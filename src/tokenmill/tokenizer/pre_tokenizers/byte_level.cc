@@ -332,6 +332,19 @@ const CodePointTable& DeepSeekClasses() {
   return *table;
 }
 
+// From j, the first byte that is a digit or not ASCII (n if none), 16 bytes at a time: where a
+// stretch that ends at a digit or a CJK character may end.
+inline size_t SkipAsciiWithoutDigits(const Byte* s, size_t j, size_t n) {
+  for (; j + 16 <= n; j += 16) {
+    const Bytes16 v = Load16(reinterpret_cast<const char*>(s + j));
+    const uint32_t stop =
+        LaneBits(static_cast<Bytes16>(v - '0' < 10) | static_cast<Bytes16>(v >= 0x80));
+    if (stop != 0) return j + static_cast<size_t>(std::countr_zero(stop));
+  }
+  while (j < n && s[j] < 0x80 && static_cast<Byte>(s[j] - '0') >= 10) ++j;
+  return j;
+}
+
 inline bool IsAsciiLetter(Byte b) { return static_cast<Byte>((b | 0x20) - 'a') < 26; }
 // The members of [!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~]: printable ASCII but letters, digits,
 // space.
@@ -384,17 +397,7 @@ class DeepSeekScanner {
       while (j < n_ && (At(j, &l) & kDsCjk) != 0) j += l;
       return j;
     }
-    while (j < n_) {
-      if (j + 16 <= n_) {  // ASCII without digits, 16 bytes at a time
-        const Bytes16 v = Load16(reinterpret_cast<const char*>(s_ + j));
-        const uint32_t stop =
-            LaneBits(static_cast<Bytes16>(v - '0' < 10) | static_cast<Bytes16>(v >= 0x80));
-        if (stop == 0) {
-          j += 16;
-          continue;
-        }
-        j += static_cast<size_t>(std::countr_zero(stop));
-      }
+    while ((j = SkipAsciiWithoutDigits(s_, j, n_)) < n_) {
       if ((At(j, &l) & (kDsNumber | kDsCjk)) != 0) return j;
       j += l;
     }
@@ -511,17 +514,7 @@ class DigitsThenGpt2Scanner {
   size_t NextDigit(size_t j) const {
     const size_t n = text_.size();
     size_t l;
-    while (j < n) {
-      if (j + 16 <= n) {  // ASCII without digits, 16 bytes at a time
-        const Bytes16 v = Load16(reinterpret_cast<const char*>(s_ + j));
-        const uint32_t stop =
-            LaneBits(static_cast<Bytes16>(v - '0' < 10) | static_cast<Bytes16>(v >= 0x80));
-        if (stop == 0) {
-          j += 16;
-          continue;
-        }
-        j += static_cast<size_t>(std::countr_zero(stop));
-      }
+    while ((j = SkipAsciiWithoutDigits(s_, j, n)) < n) {
       if ((cc_.At(s_, n, j, &l) & kNumber) != 0) return j;
       j += l;
     }
