@@ -433,6 +433,31 @@ TEST(BpeTiktokenTest, DecodeRoundTripsValidUtf8) {
   }
 }
 
+// GPT-2's merges decide whether a token is taken whole the first time a piece asks for it:
+// threads that meet the same tokens first at once, on a tokenizer loaded for this test, get the
+// ids of one that met them one at a time. (Under ThreadSanitizer: the answers race without harm.)
+TEST(BpeTokenizerJsonTest, ThreadsFirstMeetingTokensTogetherGetTheSameIds) {
+  std::string why;
+  const Tokenizer* reference = Load("gpt2", Source::kTokenizerJson, &why);
+  ASSERT_NE(reference, nullptr) << why;
+  auto text = ReadFile(RepoPath("data/golden/part-00.head2000.txt"));
+  ASSERT_TRUE(text.has_value());
+  const auto lines = SplitLines(*text);
+  std::vector<std::vector<uint32_t>> want;
+  for (std::string_view line : lines) want.push_back(Ids(*reference, line));
+  const std::unique_ptr<Tokenizer> fresh = LoadNew("gpt2", Source::kTokenizerJson, &why, true);
+  ASSERT_NE(fresh, nullptr) << why;
+  std::vector<int> mismatches(4, 0);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < mismatches.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t i = 0; i < lines.size(); ++i) mismatches[t] += Ids(*fresh, lines[i]) != want[i];
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_THAT(mismatches, ::testing::Each(0));
+}
+
 TEST(BpeTiktokenTest, ConcurrentEncodeGivesTheSameIds) {
   const Tokenizer* t = Cl100k();
   auto text = ReadFile(RepoPath("data/golden/part-00.head2000.txt"));
@@ -632,6 +657,37 @@ TEST(BpeTokenizerJsonTest, MergesAsStringsOrPairsAndBadEntriesNamed) {
     EXPECT_THAT(t.status().message(), HasSubstr("small/tokenizer.json: model.merges " + message))
         << entry.dump();
   }
+}
+
+// The loader converts and fetches tokens and merges some way ahead of adding them: with more of
+// each than it looks ahead, every merge still gets its own ids, and a bad entry past the first
+// few is named by its own index, the earliest one first.
+TEST(BpeTokenizerJsonTest, ManyMergesKeepTheirIdsAndBadOnesTheirIndex) {
+  std::vector<std::pair<std::string, std::string>> merges;
+  for (int i = 0; i < 60; ++i) {
+    merges.emplace_back(std::string(1, static_cast<char>('a' + i % 26)),
+                        std::string(1, static_cast<char>('a' + (i / 26 + i % 7) % 26)));
+  }
+  auto j = SmallTokenizerJson(merges);
+  auto t = FromJson(j);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  for (const auto& [a, b] : merges) {
+    const uint32_t id = j["model"]["vocab"][a + b].get<uint32_t>();
+    EXPECT_THAT(Ids(**t, a + b), ElementsAre(id)) << a + b;
+  }
+  // Entry 41 names a token that is not in the vocabulary, entry 45 one whose join is not.
+  auto jb = j;
+  jb["model"]["merges"][40] = "a zz";
+  jb["model"]["merges"][44] = ByteChar(' ') + " " + ByteChar(' ');
+  auto bad = FromJson(jb);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("model.merges entry 41: token \"zz\" is not in model.vocab"));
+  jb["model"]["merges"][40] = j["model"]["merges"][40];
+  bad = FromJson(jb);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("model.merges entry 45: the merged token is not in the vocabulary"));
 }
 
 TEST(BpeTokenizerJsonTest, AddPrefixSpace) {

@@ -216,6 +216,11 @@ void BpeModel::InsertToken(uint32_t id, uint64_t hash) {
 
 void BpeModel::InsertToken(uint32_t id) { InsertToken(id, HashBytes(Bytes(id))); }
 
+void BpeModel::Prefetch(std::string_view bytes) const {
+  if (bytes.empty()) return;
+  __builtin_prefetch(token_slots_.data() + (HashBytes(bytes) & (token_slots_.size() - 1)));
+}
+
 uint32_t BpeModel::Find(std::string_view bytes) const {
   if (bytes.empty()) return kNone;
   return FindHashed(bytes, HashBytes(bytes));
@@ -546,20 +551,8 @@ Status BpeModel::Finish() {
   }
   finished_ = true;
   if (rule_ == MergeRule::kMerges && !ignore_merges_ && !ids_only_) {
-    // A token may be taken whole only where merging its bytes yields it.
-    whole_ok_.assign(spans_.size(), 0);
-    std::vector<uint32_t> out;
-    for (uint32_t id = 0; id < spans_.size(); ++id) {
-      const std::string_view bytes = Bytes(id);
-      if (bytes.empty()) continue;
-      out.clear();
-      if (bytes.size() <= kLinearMergeMaxBytes) {
-        MergeLinear(bytes, &out);
-      } else {
-        MergeHeap(bytes, &out);
-      }
-      whole_ok_[id] = out.size() == 1 && out[0] == id;
-    }
+    // A token may be taken whole only where merging its bytes yields it: found when first asked.
+    whole_state_ = std::make_unique<std::atomic<uint8_t>[]>(spans_.size());  // kWholeUnknown
   }
   // The backtracking encoder's tables are built when a piece first needs them (EnsureBacktrack):
   // 200 M instructions for cl100k_base, which a job of short pieces never pays.
@@ -716,7 +709,32 @@ bool BpeModel::UseBacktrack(size_t piece_bytes) const {
 inline bool BpeModel::TakeWhole(uint32_t id) const {
   if (id == kNone) return false;
   if (rule_ == MergeRule::kRanks || ignore_merges_) return true;
-  return whole_ok_[id] != 0;
+  const uint8_t state = whole_state_[id].load(std::memory_order_relaxed);
+  if (state != kWholeUnknown) [[likely]] {
+    return state == kWholeYes;
+  }
+  return ComputeWhole(id);
+}
+
+[[gnu::noinline]] bool BpeModel::ComputeWhole(uint32_t id) const {
+  const std::string_view bytes = Bytes(id);
+  bool whole;
+  if (bytes.size() <= kLinearMergeMaxBytes) {
+    uint32_t parts[kLinearMergeMaxBytes + kLinearSlack];
+    LinearPairs pair_room;
+    Pair* const pairs = pair_room.get();
+    const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
+    const size_t n = bytes.size();
+    for (size_t k = 0; k < n; ++k) parts[k] = byte_ids_[b[k]];
+    for (size_t k = 0; k + 1 < n; ++k) pairs[k] = byte_pairs_[b[k] * 256 + b[k + 1]];
+    whole = MergeLinearParts(parts, pairs, n) == 1 && parts[0] == id;
+  } else {
+    std::vector<uint32_t> out;
+    MergeHeap(bytes, &out);
+    whole = out.size() == 1 && out[0] == id;
+  }
+  whole_state_[id].store(whole ? kWholeYes : kWholeNo, std::memory_order_relaxed);
+  return whole;
 }
 
 inline void BpeModel::EmitPart(uint32_t id, std::vector<uint32_t>* ids) const {
