@@ -16,7 +16,7 @@ RUN apt-get update -q \
       cmake ninja-build g++ pkg-config ca-certificates \
       libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev \
       libutf8proc-dev libpcre2-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libssl-dev libicu-dev \
-      libsnappy-dev liblz4-dev libbrotli-dev \
+      libsnappy-dev liblz4-dev libbrotli-dev libmimalloc-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -30,7 +30,7 @@ ARG DEBIAN_FRONTEND=noninteractive
 RUN apt-get update -q \
  && apt-get install -y -q --no-install-recommends \
       ca-certificates libcurl4 libssl3 libtomlplusplus3 libsimdjson14 libutf8proc2 \
-      libpcre2-8-0 libzstd1 zlib1g libicu72 libsnappy1v5 liblz4-1 libbrotli1 \
+      libpcre2-8-0 libzstd1 zlib1g libicu72 libsnappy1v5 liblz4-1 libbrotli1 libmimalloc2.0 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /work --create-home tokenmill
 COPY --from=build /out/ /

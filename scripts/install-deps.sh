@@ -11,7 +11,7 @@ if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
 BUILD=(cmake ninja-build g++ pkg-config ca-certificates
        libtomlplusplus-dev libcli11-dev nlohmann-json3-dev libsimdjson-dev libfmt-dev
        libutf8proc-dev libpcre2-dev zlib1g-dev libzstd-dev libcurl4-openssl-dev libssl-dev
-       libsnappy-dev liblz4-dev libbrotli-dev
+       libsnappy-dev liblz4-dev libbrotli-dev libmimalloc-dev
        libgtest-dev libgmock-dev libbenchmark-dev libicu-dev)
 # chromium and a CJK font: the report's browser test (tests/e2e/test_report.py); faketime: a
 # worker with its clock minutes off (tests/e2e/test_jobstore.py).

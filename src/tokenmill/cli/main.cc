@@ -1,7 +1,9 @@
 // tokenmill: text corpora to pre-training data, on one machine or many.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
 
+#include "tokenmill/base/allocator.h"
 #include "tokenmill/cli/command.h"
 
 int main(int argc, char** argv) {
@@ -10,7 +12,8 @@ int main(int argc, char** argv) {
       "tokenmill: turns raw text corpora into pre-training data (TFRecord for BERT/ELECTRA, "
       "Megatron and llm.c for GPT), on one machine or many.",
       "tokenmill"};
-  app.set_version_flag("--version", "tokenmill " TOKENMILL_VERSION);
+  app.set_version_flag("--version", std::string("tokenmill " TOKENMILL_VERSION " (") +
+                                        tokenmill::AllocatorName() + ")");
   app.require_subcommand(1);
   CommandAction action;
   AddRunCommand(app, &action);
