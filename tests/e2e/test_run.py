@@ -7,6 +7,7 @@ import os
 import shutil
 import struct
 import subprocess
+import time
 import unittest
 
 import tmtest
@@ -342,6 +343,43 @@ class RunTest(tmtest.TempDirTest):
         ids = run(["tokenize", "--tokenizer", vocab, "--ids", "in.txt"], cwd=folder, check=False)
         self.assertEqual(ids.returncode, 0, ids.stderr)
         self.assertEqual(ids.stdout, "[7592,2088]\n")
+
+    def test_memory_comes_in_large_pages_unless_the_environment_says_no(self):
+        # The binary links mimalloc and turns its large OS pages on before any library starts
+        # (src/tokenmill/base/allocator.h); MIMALLOC_LARGE_OS_PAGES=0 turns them off.
+        version = run(["--version"]).stdout
+        if "mimalloc" not in version:
+            self.skipTest("built without mimalloc (TOKENMILL_MIMALLOC=OFF, or a sanitizer build)")
+        self.assertIn("large OS pages", version)
+        off = run(["--version"], env=dict(os.environ, MIMALLOC_LARGE_OS_PAGES="0")).stdout
+        self.assertIn("mimalloc", off)
+        self.assertNotIn("large OS pages", off)
+        with open("/sys/kernel/mm/transparent_hugepage/enabled") as f:
+            if "[never]" in f.read():
+                self.skipTest("transparent huge pages are off on this machine")
+        # A tokenizer loaded, then waiting on standard input: its tables are in huge pages.
+        vocab = os.path.join(tmtest.DATA, "vocab", "tiktoken", "cl100k_base.tiktoken")
+        proc = subprocess.Popen([tmtest.BIN, "tokenize", "--tokenizer", vocab, "--ids"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        try:
+            huge_kb = 0
+            for _ in range(200):
+                with open("/proc/%d/smaps_rollup" % proc.pid) as f:
+                    for line in f:
+                        if line.startswith("AnonHugePages:"):
+                            huge_kb = int(line.split()[1])
+                if huge_kb >= 2048:
+                    break
+                time.sleep(0.05)
+            self.assertGreaterEqual(huge_kb, 2048)
+            out, err = proc.communicate(b"hello world\n", timeout=60)
+            self.assertEqual(proc.returncode, 0, err)
+            self.assertEqual(out, b"[15339,1917]\n")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
 
     def test_libcurl_is_loaded_only_for_remote_paths(self):
         # Binding libcurl and its two dozen libraries costs every process about 10 ms at start:
