@@ -30,7 +30,7 @@ if [[ ${#targets[@]} -eq 0 ]]; then
 fi
 if [[ ! -f "$build/build.ninja" ]]; then
   CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DTOKENMILL_FUZZ=ON -DTOKENMILL_BENCH=OFF -DTOKENMILL_SYSTEM_TESTS=OFF \
+    -DTOKENMILL_FUZZ=ON -DTOKENMILL_BENCH=OFF -DTOKENMILL_SYSTEM_TESTS=OFF -DTOKENMILL_MIMALLOC=OFF \
     -DCMAKE_CXX_FLAGS="-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -g" \
     >/dev/null
 fi
