@@ -422,12 +422,7 @@ void BpeModel::BuildRankPairs() {
       uint32_t right = byte_ids_[b[1]];
       if (bytes.size() > 2 && bytes.size() <= kLinearMergeMaxBytes) {
         uint32_t p[kLinearMergeMaxBytes + kLinearSlack];
-        LinearPairs pair_room;
-        Pair* const pairs = pair_room.get();
-        const size_t m = bytes.size();
-        for (size_t k = 0; k < m; ++k) p[k] = byte_ids_[b[k]];
-        for (size_t k = 0; k + 1 < m; ++k) pairs[k] = byte_pairs_[b[k] * 256 + b[k + 1]];
-        if (MergeLinearParts(p, pairs, m) != 2) continue;
+        if (MergeBytesLinear(bytes, p) != 2) continue;
         left = p[0];
         right = p[1];
       } else if (bytes.size() > 2) {  // a long token: the same merge on vectors
@@ -721,13 +716,7 @@ inline bool BpeModel::TakeWhole(uint32_t id) const {
   bool whole;
   if (bytes.size() <= kLinearMergeMaxBytes) {
     uint32_t parts[kLinearMergeMaxBytes + kLinearSlack];
-    LinearPairs pair_room;
-    Pair* const pairs = pair_room.get();
-    const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
-    const size_t n = bytes.size();
-    for (size_t k = 0; k < n; ++k) parts[k] = byte_ids_[b[k]];
-    for (size_t k = 0; k + 1 < n; ++k) pairs[k] = byte_pairs_[b[k] * 256 + b[k + 1]];
-    whole = MergeLinearParts(parts, pairs, n) == 1 && parts[0] == id;
+    whole = MergeBytesLinear(bytes, parts) == 1 && parts[0] == id;
   } else {
     std::vector<uint32_t> out;
     MergeHeap(bytes, &out);
@@ -1176,16 +1165,21 @@ inline size_t BpeModel::MergeLinearParts(uint32_t* parts, Pair* pairs, size_t m,
   return m;
 }
 
-void BpeModel::MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) const {
+inline size_t BpeModel::MergeBytesLinear(std::string_view bytes, uint32_t* parts,
+                                         Split* last) const {
   // parts[k] is a token; pairs[k] describes the merge of parts[k] and parts[k + 1].
-  uint32_t parts[kLinearMergeMaxBytes + kLinearSlack];
   LinearPairs pair_room;
   Pair* const pairs = pair_room.get();
-  size_t m = piece.size();
-  const auto* bytes = reinterpret_cast<const unsigned char*>(piece.data());
-  for (size_t k = 0; k < m; ++k) parts[k] = byte_ids_[bytes[k]];
-  for (size_t k = 0; k + 1 < m; ++k) pairs[k] = byte_pairs_[bytes[k] * 256 + bytes[k + 1]];
-  m = MergeLinearParts(parts, pairs, m);
+  const size_t m = bytes.size();
+  const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
+  for (size_t k = 0; k < m; ++k) parts[k] = byte_ids_[b[k]];
+  for (size_t k = 0; k + 1 < m; ++k) pairs[k] = byte_pairs_[b[k] * 256 + b[k + 1]];
+  return MergeLinearParts(parts, pairs, m, last);
+}
+
+void BpeModel::MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) const {
+  uint32_t parts[kLinearMergeMaxBytes + kLinearSlack];
+  const size_t m = MergeBytesLinear(piece, parts);
   for (size_t k = 0; k < m; ++k) EmitPart(parts[k], ids);
 }
 
@@ -1370,14 +1364,8 @@ void BpeModel::ComputeSplits() {
     }
     if (bytes.size() <= kLinearMergeMaxBytes) {  // the linear merge, keeping its last step
       uint32_t p[kLinearMergeMaxBytes + kLinearSlack];
-      LinearPairs pair_room;
-      Pair* const pairs = pair_room.get();
-      const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
-      const size_t m = bytes.size();
-      for (size_t k = 0; k < m; ++k) p[k] = byte_ids_[b[k]];
-      for (size_t k = 0; k + 1 < m; ++k) pairs[k] = byte_pairs_[b[k] * 256 + b[k + 1]];
       Split last;
-      if (MergeLinearParts(p, pairs, m, &last) == 1 && p[0] == id) {
+      if (MergeBytesLinear(bytes, p, &last) == 1 && p[0] == id) {
         usable_[id] = 1;
         splits_[id] = last;
       }

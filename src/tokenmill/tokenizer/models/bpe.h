@@ -293,6 +293,9 @@ class BpeModel {
   // The linear merge of parts[0..m) (pairs[k] the pair of parts k and k + 1); leaves the result
   // in parts[0..r) and returns r; the last merge in *last if not null.
   size_t MergeLinearParts(uint32_t* parts, Pair* pairs, size_t m, Split* last = nullptr) const;
+  // MergeLinearParts from the single bytes of `bytes` (at most kLinearMergeMaxBytes) into
+  // parts[0..r) (room for kLinearMergeMaxBytes + kLinearSlack); returns r.
+  size_t MergeBytesLinear(std::string_view bytes, uint32_t* parts, Split* last = nullptr) const;
   void MergeLinear(std::string_view piece, std::vector<uint32_t>* ids) const;
   void MergeHeap(std::string_view piece, std::vector<uint32_t>* ids) const;
   // The merge of parts[0..n), pairs[k] the pair of parts k and k + 1 (pairs.size() == n, the last
