@@ -240,7 +240,7 @@ Status BertBuilder::AddDocument(std::string_view text, const ExampleSink& sink) 
       EndDocument();  // Empty lines are used as document delimiters
     } else {
       const size_t before = doc_tokens_.size();
-      tokenizer_.Encode(line, &doc_tokens_);
+      tokenizer_.EncodeValidUtf8(line, &doc_tokens_);  // checked by the reader (AddDocument)
       const size_t added = doc_tokens_.size() - before;
       if (added > 0) {
         stats_.tokens += added;

@@ -84,7 +84,8 @@ Status ElectraBuilder::AddLine(std::string_view line, const ExampleSink& sink) {
     stats_.tokens += added;
     stats_.truncated_tokens += added - (buffer_.size() - before);
   } else {
-    if (!line.empty()) tokenizer_.Encode(line, &buffer_);  // Encode("") yields no ids
+    // Encode("") yields no ids; the document was checked by its reader (AddDocument).
+    if (!line.empty()) tokenizer_.EncodeValidUtf8(line, &buffer_);
     const size_t added = buffer_.size() - before;
     if (added == 0) return Status::Ok();  // an empty sentence: changes nothing (see header)
     stats_.tokens += added;

@@ -104,6 +104,8 @@ class ExampleBuilder {
   // This kind's own counters so far, named "<kind>.<what>". Default: none.
   virtual KindCounters kind_counters() const { return {}; }
   // Tokenizes one document (text with '\n' between lines) and emits the examples it completes.
+  // REQUIRES: `text` is valid UTF-8, as every reader's Document is (io/document_reader.h): the
+  // builders do not check it again.
   virtual Status AddDocument(std::string_view text, const ExampleSink& sink) = 0;
   // Emits what is still buffered (the end of the input ends a document).
   virtual Status Finish(const ExampleSink& sink) = 0;

@@ -1,12 +1,14 @@
 #include "tokenmill/examples/gpt_builder.h"
 
 #include <algorithm>
+#include <cassert>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "tokenmill/base/byte_count.h"
+#include "tokenmill/base/utf8.h"
 
 namespace tokenmill {
 
@@ -100,7 +102,8 @@ Status GptBuilder::AddDocument(std::string_view text, const ExampleSink& sink) {
   if (eod_before) ids.push_back(*eod_id_);
   if (bos_id_.has_value()) ids.push_back(*bos_id_);
   const size_t begin = ids.size();
-  tokenizer_.Encode(text, &ids);
+  assert(FindInvalidUtf8(text) == std::string_view::npos);
+  tokenizer_.EncodeValidUtf8(text, &ids);  // the reader has checked the text
   const size_t added = ids.size() - begin;
   if (added == 0) return Status::Ok();  // an empty document makes no example
   stats_.tokens += added;
