@@ -30,6 +30,23 @@ void EnableLargeOsPages(int /*argc*/, char** /*argv*/, char** envp) {
 }  // namespace
 #endif
 
+void KeepThisThreadsMemory() {
+#ifdef TOKENMILL_MIMALLOC
+  // mimalloc makes the first eager_commit_delay segments of a thread other than the main one
+  // lazy: on small pages, decommitted when free. Only a segment on large pages is kept (pinned).
+  // The option is global, so it is lowered only while this thread's first block, and so its first
+  // segment, is allocated; another thread making a segment in that instant merely gets an eager
+  // one too.
+  if (!mi_option_is_enabled(mi_option_large_os_pages)) return;
+  const long delay = mi_option_get(mi_option_eager_commit_delay);
+  if (delay == 0) return;
+  mi_option_set(mi_option_eager_commit_delay, 0);
+  void* const first = mi_malloc(1);
+  mi_option_set(mi_option_eager_commit_delay, delay);
+  mi_free(first);
+#endif
+}
+
 std::string AllocatorName() {
 #ifdef TOKENMILL_MIMALLOC
   const int v = mi_version();  // 209 for 2.0.9

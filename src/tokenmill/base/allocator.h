@@ -18,4 +18,14 @@ namespace tokenmill {
 // "mimalloc 2.0.9" or "the C library's malloc".
 std::string AllocatorName();
 
+// Gives the calling thread, which must not have allocated yet, memory on large OS pages that
+// stays with it. A thread other than the main one otherwise gets its first segment (32 MiB of
+// address space, where its first blocks live) on small pages that mimalloc gives back to the
+// system as soon as they are free: a thread that runs task after task, whose buffers (a file's
+// read buffer, a shard's, a task's documents) are freed at the end of each task and taken again
+// by the next, then faults them all in again each time. The price is that memory on large pages
+// is counted in 2 MiB steps: a thread that runs a single task (one huge document) is better
+// without. No-op without mimalloc. BENCHMARKS.md, "The memory allocator".
+void KeepThisThreadsMemory();
+
 }  // namespace tokenmill

@@ -2,6 +2,7 @@
 #include <csignal>
 #include <cstdio>
 
+#include "tokenmill/base/allocator.h"
 #include "tokenmill/cli/command.h"
 #include "tokenmill/job/worker.h"
 #include "tokenmill/storage/fault_injection_storage.h"
@@ -19,7 +20,9 @@ void OnSignal(int sig) {
 
 }  // namespace
 
-int RunWorkerProcess(const WorkerOptions& options) {
+int RunWorkerProcess(const WorkerOptions& worker_options) {
+  WorkerOptions options = worker_options;
+  if (!options.on_task_thread) options.on_task_thread = KeepThisThreadsMemory;
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
   sigemptyset(&sa.sa_mask);

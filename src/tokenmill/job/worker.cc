@@ -436,6 +436,9 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
   };
 
   auto loop = [&] {
+    // A thread that will run several tasks keeps its memory between them (the set-up is
+    // the binary's; one task a thread, as one huge document makes, is better without it).
+    if (options.on_task_thread && job.task_count > threads) options.on_task_thread();
     // Where the store can tell, waiting for other workers' tasks ends as soon as one of them is
     // recorded done (a folder store: the last workers leave when the job ends, not a poll later).
     const std::unique_ptr<ChangeWatch> done_watch = store->Watch(paths.DonePrefix());

@@ -36,6 +36,10 @@ struct WorkerOptions {
   int64_t clock_check_ms = 300'000;
   // Test hook: the store is wrapped by this factory (fault injection). Default: none.
   std::function<Storage*(Storage*)> wrap_store;
+  // Called first on each task thread, before it allocates, when the job has more tasks than the
+  // worker has task threads: the binary's allocator set-up for a thread that runs several tasks
+  // (base/allocator.h, KeepThisThreadsMemory). Default: none.
+  std::function<void()> on_task_thread;
 };
 
 struct WorkerSummary {
