@@ -133,7 +133,10 @@ template <typename W, int kN>
 // A BERT job draws about a thousand words an example (its candidates' shuffle, the masking, a
 // draw for every token truncate_seq_pair removes): a block of 624 made twice as fast is a few
 // percent of the whole run.
-const bool kHasAvx2 = __builtin_cpu_supports("avx2");
+bool& UseAvx2() {
+  static bool use = __builtin_cpu_supports("avx2");
+  return use;
+}
 #endif
 
 }  // namespace
@@ -141,7 +144,7 @@ const bool kHasAvx2 = __builtin_cpu_supports("avx2");
 void PyRandom::Twist() {
   static_assert(kN == kWords);
 #if defined(__x86_64__)
-  if (kHasAvx2) {
+  if (UseAvx2()) {
     TwistAvx2(mt_.data(), out_.data());
     mti_ = 0;
     return;
@@ -149,6 +152,14 @@ void PyRandom::Twist() {
 #endif
   TwistBy<Words4, kN>(mt_.data(), out_.data());
   mti_ = 0;
+}
+
+void PyRandom::UsePortableTwistForTesting(bool portable) {
+#if defined(__x86_64__)
+  UseAvx2() = !portable && __builtin_cpu_supports("avx2");
+#else
+  (void)portable;
+#endif
 }
 
 int64_t PyRandom::RandInt(int64_t lo, int64_t hi) {

@@ -99,6 +99,10 @@ class PyRandom {
     mti_ = m;
   }
 
+  // Tests: the state is twisted four words at a time even where the CPU has AVX2 (the way of
+  // other CPUs). Not thread-safe: set before any draw.
+  static void UsePortableTwistForTesting(bool portable);
+
  private:
   static constexpr int kN = 624;
   void InitGenRand(uint32_t s);
