@@ -133,8 +133,13 @@ template <typename W, int kN>
 // A BERT job draws about a thousand words an example (its candidates' shuffle, the masking, a
 // draw for every token truncate_seq_pair removes): a block of 624 made twice as fast is a few
 // percent of the whole run.
+bool HasAvx2() {
+  __builtin_cpu_init();  // as GCC asks of code that may run before the constructors
+  return __builtin_cpu_supports("avx2");
+}
+
 bool& UseAvx2() {
-  static bool use = __builtin_cpu_supports("avx2");
+  static bool use = HasAvx2();
   return use;
 }
 #endif
@@ -156,7 +161,7 @@ void PyRandom::Twist() {
 
 void PyRandom::UsePortableTwistForTesting(bool portable) {
 #if defined(__x86_64__)
-  UseAvx2() = !portable && __builtin_cpu_supports("avx2");
+  UseAvx2() = !portable && HasAvx2();
 #else
   (void)portable;
 #endif
