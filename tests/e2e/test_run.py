@@ -51,6 +51,17 @@ class RunTest(tmtest.TempDirTest):
         insp = run(["inspect"] + shards + ["--json"])
         report = json.loads(insp.stdout.strip().splitlines()[-1])
         self.assertEqual(report["records"], manifest["totals"]["examples"])
+        # The output folder, or its manifest, stands for every shard the manifest lists.
+        for whole in (out1, os.path.join(out1, "manifest.json")):
+            by_folder = run(["inspect", whole, "--json"]).stdout.strip().splitlines()
+            self.assertEqual(insp.stdout.strip().splitlines(), by_folder)
+        # A folder that is no job's output says what to pass instead.
+        empty = self.path("empty")
+        os.mkdir(empty)
+        refused = run(["inspect", empty], check=False)
+        self.assertNotEqual(refused.returncode, 0)
+        self.assertIn("neither a shard nor the output of a finished job", refused.stderr)
+        self.assertIn(os.path.join(empty, "manifest.json"), refused.stderr)
         shown = run(["inspect", shards[0], "--limit", "2", "--tokenizer",
                      os.path.join(tmtest.DATA, "vocab", "bert-base-chinese", "vocab.txt")])
         self.assertIn("[CLS]", shown.stdout)

@@ -7,6 +7,7 @@
 // the masked LM and next sentence statistics.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -36,6 +37,47 @@ StatusOr<ByteSource> OpenThroughStorage(const std::string& location) {
     return storage->Read(location, offset, length);
   };
   return source;
+}
+
+// The shards one argument names: itself, or, for a job's output (its folder, local or a bucket
+// prefix, or its manifest.json), every shard its manifest lists, a Megatron pair once (by its
+// .bin).
+StatusOr<std::vector<std::string>> ShardsNamedBy(const std::string& arg) {
+  constexpr std::string_view kManifest = "manifest.json";
+  TM_ASSIGN_OR_RETURN(Storage * storage, StorageFor(arg));
+  std::string manifest;
+  if (std::string_view(arg).ends_with(kManifest)) {
+    manifest = arg;
+  } else {
+    const bool folder = IsUrl(arg) ? arg.ends_with('/') || !storage->Stat(arg).ok()
+                                   : std::filesystem::is_directory(arg);
+    if (!folder) return std::vector<std::string>{arg};
+    manifest = JoinPath(arg, kManifest);
+    if (!storage->Stat(manifest).ok()) {
+      return Status::InvalidArgument(
+          arg + " is neither a shard nor the output of a finished job (no " + manifest +
+          "): name its shards, e.g. " + JoinPath(arg, "part-000000-000.tfrecord"));
+    }
+  }
+  TM_ASSIGN_OR_RETURN(std::string text, storage->Read(manifest));
+  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("shards") || !j["shards"].is_array()) {
+    return Status::InvalidArgument(manifest +
+                                   " is not a tokenmill manifest (no \"shards\" list); name the "
+                                   "shards to inspect instead");
+  }
+  const std::string folder = manifest.substr(0, manifest.size() - kManifest.size());
+  std::vector<std::string> shards;
+  for (const nlohmann::json& shard : j["shards"]) {
+    if (!shard.is_object() || !shard.contains("name") || !shard["name"].is_string()) {
+      return Status::InvalidArgument(manifest + ": a shard without a \"name\"");
+    }
+    const std::string name = shard["name"].get<std::string>();
+    if (name.ends_with(".idx")) continue;  // its .bin opens the pair
+    shards.push_back(folder + name);
+  }
+  if (shards.empty()) return Status::InvalidArgument(manifest + " lists no shards");
+  return shards;
 }
 
 std::string Render(const Example& e, const Tokenizer* tok) {
@@ -98,7 +140,13 @@ int RunInspect(const InspectArgs& args) {
   BertCounts total_bert;
   const bool has_mask = tokenizer != nullptr && tokenizer->specials().mask.has_value();
   const uint32_t mask_id = has_mask ? *tokenizer->specials().mask : 0;
-  for (const auto& shard : args.shards) {
+  std::vector<std::string> shards;
+  for (const std::string& arg : args.shards) {
+    auto named = ShardsNamedBy(arg);
+    if (!named.ok()) return ReportError(named.status());
+    shards.insert(shards.end(), named->begin(), named->end());
+  }
+  for (const auto& shard : shards) {
     auto reader = OpenShard(shard, OpenThroughStorage, options);
     if (!reader.ok()) return ReportError(reader.status());
     const ShardInfo& info = (*reader)->info();
@@ -177,7 +225,7 @@ int RunInspect(const InspectArgs& args) {
     total_bert.random_next += bert.random_next;
   }
   if (args.json) {
-    nlohmann::json j = {{"shards", args.shards.size()},
+    nlohmann::json j = {{"shards", shards.size()},
                         {"records", total_records},
                         {"tokens", total_tokens},
                         {"real_tokens", total_real}};
@@ -187,8 +235,8 @@ int RunInspect(const InspectArgs& args) {
                    {"random_next", total_bert.random_next}};
     }
     std::printf("%s\n", j.dump().c_str());
-  } else if (args.shards.size() > 1) {
-    std::printf("total: %zu shards, %llu records, %llu tokens\n", args.shards.size(),
+  } else if (shards.size() > 1) {
+    std::printf("total: %zu shards, %llu records, %llu tokens\n", shards.size(),
                 static_cast<unsigned long long>(total_records),
                 static_cast<unsigned long long>(total_tokens));
   }
@@ -201,7 +249,9 @@ void AddInspectCommand(CLI::App& app, CommandAction* action) {
   auto args = std::make_shared<InspectArgs>();
   CLI::App* cmd = app.add_subcommand(
       "inspect", "Verify shards (CRCs, headers, sizes) and print decoded examples");
-  cmd->add_option("shards", args->shards, "TFRecord, Megatron (.idx/.bin/prefix) or llm.c files")
+  cmd->add_option("shards", args->shards,
+                  "TFRecord, Megatron (.idx/.bin/prefix) or llm.c files, or a job's output "
+                  "folder (or its manifest.json): every shard it lists")
       ->required();
   cmd->add_option("--tokenizer", args->tokenizer, "decode ids to tokens with this tokenizer");
   cmd->add_option("--encoding", args->encoding, "tiktoken encoding of --tokenizer");
