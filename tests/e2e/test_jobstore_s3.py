@@ -4,6 +4,7 @@ local run. Needs S3_ENDPOINT, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and S3_BU
 (scripts/ceph-rgw.sh writes them to an env file); skips without them unless
 TOKENMILL_REQUIRE_S3=1."""
 
+import json
 import os
 import subprocess
 import tempfile
@@ -87,6 +88,11 @@ class S3JobStoreTest(S3Mixin, test_jobstore.JobStoreTest):
         shard = out + "/part-000000-000.tfrecord"
         insp = tmtest.run(["inspect", shard], env=self.env())
         self.assertIn("records", insp.stdout)
+        # The output prefix stands for every shard its manifest lists.
+        whole = tmtest.run(["inspect", out, "--json"], env=self.env()).stdout.splitlines()
+        written = [n for n in shards(self.shard_digests(out)) if n.endswith(".tfrecord")]
+        self.assertEqual(json.loads(whole[-1])["shards"], len(written))
+        self.assertIn(shard, whole[0])
 
 
 if __name__ == "__main__":
