@@ -21,11 +21,13 @@ TEST(Allocator, NameSaysWhatServesAllocations) {
 #endif
 }
 
+#ifdef TOKENMILL_MIMALLOC
 long ThreadMinorFaults() {
   rusage usage{};
   getrusage(RUSAGE_THREAD, &usage);
   return usage.ru_minflt;
 }
+#endif
 
 // The page faults a thread takes to write 2 MiB again where it freed two buffers of 1 MiB, as a
 // task thread takes a file's read buffer or a shard's again for its next task. Both threads run

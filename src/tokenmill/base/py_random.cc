@@ -68,32 +68,38 @@ void PyRandom::InitByArray(std::span<const uint32_t> key) {
 namespace {
 
 // Several words at a time, in the compiler's vector extensions: four (SSE2 here, NEON on ARM)
-// or eight (AVX2, where the CPU has it).
-// The helpers are always inlined, so no Words8 ever crosses a call between code built with and
-// without AVX: GCC's warning that such a call's ABI would differ (given where the templates are
-// instantiated, the end of the file) does not apply.
-#pragma GCC diagnostic ignored "-Wpsabi"  // GCC's and Clang's
+// or eight (AVX2, where the CPU has it). The helpers take and give vectors by reference, so that
+// no 32-byte vector is ever passed by value between code built with and without AVX.
 using Words4 = uint32_t __attribute__((vector_size(16)));
 using Words8 = uint32_t __attribute__((vector_size(32)));
 
 template <typename W>
-[[gnu::always_inline]] inline W Load(const uint32_t* p) {
-  W v;
-  std::memcpy(&v, p, sizeof(v));
-  return v;
+[[gnu::always_inline]] inline void Load(const uint32_t* p, W* v) {
+  std::memcpy(v, p, sizeof(W));
 }
 
 template <typename W>
-[[gnu::always_inline]] inline void Store(uint32_t* p, W v) {
-  std::memcpy(p, &v, sizeof(v));
+[[gnu::always_inline]] inline void Store(uint32_t* p, const W& v) {
+  std::memcpy(p, &v, sizeof(W));
 }
 
-// mt[k] of the next state from mt[k], mt[k + 1] and mt[k + kM] (or its new value): one word
-// (uint32_t) or several (Words4, Words8).
+// mt[k] of the next state, in *here, from mt[k] (*here), mt[k + 1] and mt[k + kM] (or its new
+// value): one word (uint32_t) or several (Words4, Words8).
 template <typename W>
-[[gnu::always_inline]] inline W TwistWords(W here, W next, W far) {
-  const W y = (here & kUpperMask) | (next & kLowerMask);
-  return far ^ (y >> 1) ^ (-(y & 1u) & kMatrixA);
+[[gnu::always_inline]] inline void TwistWords(W* here, const W& next, const W& far) {
+  const W y = (*here & kUpperMask) | (next & kLowerMask);
+  *here = far ^ (y >> 1) ^ (-(y & 1u) & kMatrixA);
+}
+
+// mt[k] of the next state from the W's at k, k + 1 and k + far.
+template <typename W>
+[[gnu::always_inline]] inline void TwistAt(uint32_t* mt, int k, int far) {
+  W here, next, ahead;
+  Load(mt + k, &here);
+  Load(mt + k + 1, &next);
+  Load(mt + k + far, &ahead);
+  TwistWords(&here, next, ahead);
+  Store(mt + k, here);
 }
 
 // The next state of mt (kN words) and its tempered words in out, W's lanes at a time: word k
@@ -105,19 +111,15 @@ template <typename W, int kN>
   constexpr int kFirst = kN - kM;  // 227 words use the old words past kM
   static_assert(kLanes <= kFirst && kN % kLanes == 0);
   int kk = 0;
-  for (; kk + kLanes <= kFirst; kk += kLanes) {
-    Store(mt + kk, TwistWords(Load<W>(mt + kk), Load<W>(mt + kk + 1), Load<W>(mt + kk + kM)));
-  }
-  for (; kk < kFirst; ++kk) mt[kk] = TwistWords(mt[kk], mt[kk + 1], mt[kk + kM]);
-  for (; kk + kLanes <= kN - 1; kk += kLanes) {
-    Store(mt + kk,
-          TwistWords(Load<W>(mt + kk), Load<W>(mt + kk + 1), Load<W>(mt + kk + (kM - kN))));
-  }
-  for (; kk < kN - 1; ++kk) mt[kk] = TwistWords(mt[kk], mt[kk + 1], mt[kk + (kM - kN)]);
-  mt[kN - 1] = TwistWords(mt[kN - 1], mt[0], mt[kM - 1]);
+  for (; kk + kLanes <= kFirst; kk += kLanes) TwistAt<W>(mt, kk, kM);
+  for (; kk < kFirst; ++kk) TwistAt<uint32_t>(mt, kk, kM);
+  for (; kk + kLanes <= kN - 1; kk += kLanes) TwistAt<W>(mt, kk, kM - kN);
+  for (; kk < kN - 1; ++kk) TwistAt<uint32_t>(mt, kk, kM - kN);
+  TwistWords(&mt[kN - 1], mt[0], mt[kM - 1]);
   // Tempering, word by word independent.
   for (int i = 0; i < kN; i += kLanes) {
-    W t = Load<W>(mt + i);
+    W t;
+    Load(mt + i, &t);
     t ^= (t >> 11);
     t ^= (t << 7) & 0x9d2c5680u;
     t ^= (t << 15) & 0xefc60000u;
