@@ -93,6 +93,16 @@ class S3JobStoreTest(S3Mixin, test_jobstore.JobStoreTest):
         written = [n for n in shards(self.shard_digests(out)) if n.endswith(".tfrecord")]
         self.assertEqual(json.loads(whole[-1])["shards"], len(written))
         self.assertIn(shard, whole[0])
+        # A store that refuses the request is reported as such, not as a prefix without a
+        # manifest, and the secret stays out of the message.
+        wrong = "tokenmill-wrong-secret-0123456789"
+        for arg in (out, shard):
+            denied = tmtest.run(["inspect", arg], check=False,
+                                env=dict(self.env(), AWS_SECRET_ACCESS_KEY=wrong))
+            self.assertNotEqual(denied.returncode, 0)
+            self.assertIn("403", denied.stderr)
+            self.assertNotIn("neither a shard", denied.stderr)
+            self.assertNotIn(wrong, denied.stderr)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,6 @@
 namespace tokenmill {
 namespace {
 
-constexpr int kWords = 624;  // PyRandom::kN, the state's words
 constexpr int kM = 397;
 constexpr uint32_t kMatrixA = 0x9908b0dfu;
 constexpr uint32_t kUpperMask = 0x80000000u;
@@ -129,8 +128,9 @@ template <typename W, int kN>
 }
 
 #if defined(__x86_64__)
+template <int kN>
 [[gnu::target("avx2")]] void TwistAvx2(uint32_t* mt, uint32_t* out) {
-  TwistBy<Words8, kWords>(mt, out);
+  TwistBy<Words8, kN>(mt, out);
 }
 // A BERT job draws about a thousand words an example (its candidates' shuffle, the masking, a
 // draw for every token truncate_seq_pair removes): a block of 624 made twice as fast is a few
@@ -149,10 +149,9 @@ bool& UseAvx2() {
 }  // namespace
 
 void PyRandom::Twist() {
-  static_assert(kN == kWords);
 #if defined(__x86_64__)
   if (UseAvx2()) {
-    TwistAvx2(mt_.data(), out_.data());
+    TwistAvx2<kN>(mt_.data(), out_.data());
     mti_ = 0;
     return;
   }

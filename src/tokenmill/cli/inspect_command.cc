@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <string>
+#include <unordered_map>
 
 #include "tokenmill/cli/command.h"
 #include "tokenmill/formats/shard_reader.h"
@@ -27,12 +29,20 @@ struct InspectArgs {
   bool json = false;
 };
 
-StatusOr<ByteSource> OpenThroughStorage(const std::string& location) {
+// The sizes of the objects ShardsNamedBy has already asked for, so that a shard in a bucket is not
+// asked for twice.
+using KnownSizes = std::unordered_map<std::string, uint64_t>;
+
+StatusOr<ByteSource> OpenThroughStorage(const std::string& location, const KnownSizes& known) {
   TM_ASSIGN_OR_RETURN(Storage * storage, StorageFor(location));
-  TM_ASSIGN_OR_RETURN(ObjectInfo info, storage->Stat(location));
   ByteSource source;
+  if (auto it = known.find(location); it != known.end()) {
+    source.size = it->second;
+  } else {
+    TM_ASSIGN_OR_RETURN(ObjectInfo info, storage->Stat(location));
+    source.size = info.size;
+  }
   source.name = location;
-  source.size = info.size;
   source.read_at = [storage, location](uint64_t offset, uint64_t length) {
     return storage->Read(location, offset, length);
   };
@@ -41,26 +51,35 @@ StatusOr<ByteSource> OpenThroughStorage(const std::string& location) {
 
 // The shards one argument names: itself, or, for a job's output (its folder, local or a bucket
 // prefix, or its manifest.json), every shard its manifest lists, a Megatron pair once (by its
-// .bin).
-StatusOr<std::vector<std::string>> ShardsNamedBy(const std::string& arg) {
+// .bin). Only a missing object reads as "a folder" or "no manifest": any other error (a denied
+// permission, a store that cannot be reached) is passed on as it is.
+StatusOr<std::vector<std::string>> ShardsNamedBy(const std::string& arg, KnownSizes* known) {
   constexpr std::string_view kManifest = "manifest.json";
   TM_ASSIGN_OR_RETURN(Storage * storage, StorageFor(arg));
   std::string manifest;
   if (std::string_view(arg).ends_with(kManifest)) {
     manifest = arg;
   } else {
-    const bool folder = IsUrl(arg) ? arg.ends_with('/') || !storage->Stat(arg).ok()
-                                   : std::filesystem::is_directory(arg);
-    if (!folder) return std::vector<std::string>{arg};
-    manifest = JoinPath(arg, kManifest);
-    if (!storage->Stat(manifest).ok()) {
-      return Status::InvalidArgument(
-          arg + " is neither a shard nor the output of a finished job (no " + manifest +
-          "): name its shards, e.g. " + JoinPath(arg, "part-000000-000.tfrecord"));
+    if (IsUrl(arg) && !arg.ends_with('/')) {
+      StatusOr<ObjectInfo> info = storage->Stat(arg);
+      if (info.ok()) {
+        (*known)[arg] = info->size;
+        return std::vector<std::string>{arg};
+      }
+      if (!info.status().Is(StatusCode::kNotFound)) return info.status();
+    } else if (!IsUrl(arg) && !std::filesystem::is_directory(arg)) {
+      return std::vector<std::string>{arg};
     }
+    manifest = JoinPath(arg, kManifest);
   }
-  TM_ASSIGN_OR_RETURN(std::string text, storage->Read(manifest));
-  const nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  StatusOr<std::string> text = storage->Read(manifest);
+  if (!text.ok()) {
+    if (!text.status().Is(StatusCode::kNotFound) || manifest == arg) return text.status();
+    return Status::InvalidArgument(
+        arg + " is neither a shard nor the output of a finished job (no " + manifest +
+        "): name its shards, e.g. " + JoinPath(arg, "part-000000-000.tfrecord"));
+  }
+  const nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("shards") || !j["shards"].is_array()) {
     return Status::InvalidArgument(manifest +
                                    " is not a tokenmill manifest (no \"shards\" list); name the "
@@ -141,13 +160,17 @@ int RunInspect(const InspectArgs& args) {
   const bool has_mask = tokenizer != nullptr && tokenizer->specials().mask.has_value();
   const uint32_t mask_id = has_mask ? *tokenizer->specials().mask : 0;
   std::vector<std::string> shards;
+  KnownSizes known;
   for (const std::string& arg : args.shards) {
-    auto named = ShardsNamedBy(arg);
+    auto named = ShardsNamedBy(arg, &known);
     if (!named.ok()) return ReportError(named.status());
     shards.insert(shards.end(), named->begin(), named->end());
   }
+  const SourceOpener open = [&known](const std::string& location) {
+    return OpenThroughStorage(location, known);
+  };
   for (const auto& shard : shards) {
-    auto reader = OpenShard(shard, OpenThroughStorage, options);
+    auto reader = OpenShard(shard, open, options);
     if (!reader.ok()) return ReportError(reader.status());
     const ShardInfo& info = (*reader)->info();
     if (!args.json) {
