@@ -1,6 +1,7 @@
 #include "tokenmill/formats/output_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,6 +24,14 @@ Status ErrnoStatus(const std::string& path, const char* what, int err) {
 
 StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path,
                                                          size_t buffer_size, bool write_behind) {
+  // A file left at `path` with other links may be a second link of a published shard
+  // (Storage::WriteFinishedFile), which truncating would empty: it is removed, not truncated.
+  // (Anything else is opened as it is: a device such as /dev/full stays one.)
+  struct stat st;
+  if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink > 1 &&
+      ::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    return ErrnoStatus(path, "cannot replace", errno);
+  }
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus(path, "cannot create", errno);
   return std::unique_ptr<OutputFile>(new OutputFile(path, fd, buffer_size, write_behind));

@@ -29,8 +29,9 @@ class OutputFile {
  public:
   static constexpr size_t kDefaultBufferSize = 1 << 20;
 
-  // Creates (or truncates) `path`. With `write_behind`, full buffers are
-  // hashed and written by a thread of the file; otherwise by the caller.
+  // Creates (or truncates) `path`; a file there with other links is removed first, not
+  // truncated (it may be a second link of a published shard). With `write_behind`, full
+  // buffers are hashed and written by a thread of the file; otherwise by the caller.
   static StatusOr<std::unique_ptr<OutputFile>> Create(const std::string& path,
                                                       size_t buffer_size = kDefaultBufferSize,
                                                       bool write_behind = false);

@@ -1,6 +1,7 @@
 #include "tokenmill/formats/output_file.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -123,6 +124,23 @@ TEST(OutputFile, Errors) {
   EXPECT_NE(file.status().message().find("no/such/folder/f: cannot create"), std::string::npos);
   EXPECT_TRUE(RemoveFile(dir.Join("absent")).ok());
   EXPECT_TRUE(SyncDir(dir.path()).ok());
+}
+
+// A file left at the path may be a second link of a published shard: it is replaced, and the
+// shard keeps its bytes.
+TEST(OutputFile, ReplacesAnOldFileWithoutTruncatingItsOtherLinks) {
+  TempDir dir;
+  auto old_file = OutputFile::Create(dir.Join("shard"));
+  ASSERT_TRUE(old_file.ok());
+  ASSERT_TRUE((*old_file)->Append("published bytes").ok());
+  ASSERT_TRUE((*old_file)->Close().ok());
+  ASSERT_EQ(::link(dir.Join("shard").c_str(), dir.Join("published").c_str()), 0);
+  auto file = OutputFile::Create(dir.Join("shard"));
+  ASSERT_TRUE(file.ok());
+  ASSERT_TRUE((*file)->Append("new").ok());
+  ASSERT_TRUE((*file)->Close().ok());
+  EXPECT_EQ(testing::ReadAll(dir.Join("shard")), "new");
+  EXPECT_EQ(testing::ReadAll(dir.Join("published")), "published bytes");
 }
 
 TEST(SourceReader, ReadsExactPiecesAcrossItsBuffer) {

@@ -403,7 +403,8 @@ StatusOr<WorkerSummary> RunWorker(const WorkerOptions& options) {
         done.expiries = lease->expiries;
       }
       for (const auto& shard : result.shards) {
-        Status s = output->WriteFile(JoinPath(spec.output.path, shard.name), shard.local_path);
+        Status s =
+            output->WriteFinishedFile(JoinPath(spec.output.path, shard.name), shard.local_path);
         if (!s.ok()) {
           cleanup();
           LogError("task " + std::to_string(t) + ": publishing " + shard.name + ": " +

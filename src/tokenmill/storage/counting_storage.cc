@@ -73,11 +73,20 @@ Status CountingStorage::Write(std::string_view url, std::string_view data) {
 }
 
 Status CountingStorage::WriteFile(std::string_view url, const std::string& local_path) {
+  return CountFileWrite(local_path, [&] { return base_->WriteFile(url, local_path); });
+}
+
+Status CountingStorage::WriteFinishedFile(std::string_view url, const std::string& local_path) {
+  return CountFileWrite(local_path, [&] { return base_->WriteFinishedFile(url, local_path); });
+}
+
+Status CountingStorage::CountFileWrite(const std::string& local_path,
+                                       const std::function<Status()>& write) {
   counts_.writes.fetch_add(1, std::memory_order_relaxed);
   struct stat st;
   uint64_t size = ::stat(local_path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
   uint64_t before = base_->counters().retries;
-  Status s = base_->WriteFile(url, local_path);
+  Status s = write();
   AddRetries(before);
   if (s.ok()) counts_.bytes_written.fetch_add(size, std::memory_order_relaxed);
   return s;

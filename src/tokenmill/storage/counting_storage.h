@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -28,6 +29,7 @@ class CountingStorage : public Storage {
   StatusOr<ObjectInfo> Stat(std::string_view url) override;
   Status Write(std::string_view url, std::string_view data) override;
   Status WriteFile(std::string_view url, const std::string& local_path) override;
+  Status WriteFinishedFile(std::string_view url, const std::string& local_path) override;
   StatusOr<std::string> CreateIfAbsent(std::string_view url, std::string_view data) override;
   StatusOr<std::string> CompareAndSwap(std::string_view url, std::string_view data,
                                        std::string_view expected_generation) override;
@@ -48,6 +50,8 @@ class CountingStorage : public Storage {
  private:
   class CountingStream;
   void AddRetries(uint64_t before);
+  // Counts a write of the file at local_path, made by `write`.
+  Status CountFileWrite(const std::string& local_path, const std::function<Status()>& write);
 
   Storage* const base_;
   AtomicStorageCounters counts_;

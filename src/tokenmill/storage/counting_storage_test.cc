@@ -27,6 +27,7 @@ TEST_F(CountingStorageTest, CountsEachKindOfRequestAndBytes) {
   ASSERT_TRUE(counting.Write(P("a"), "hello").ok());
   std::ofstream(P("src")) << "0123456789";
   ASSERT_TRUE(counting.WriteFile(P("b"), P("src")).ok());
+  ASSERT_TRUE(counting.WriteFinishedFile(P("b2"), P("src")).ok());
   EXPECT_EQ(*counting.Read(P("a"), 1, 2), "el");
   std::string g = *counting.CreateIfAbsent(P("c"), "v1");
   EXPECT_FALSE(counting.CreateIfAbsent(P("c"), "v1").ok());
@@ -42,19 +43,19 @@ TEST_F(CountingStorageTest, CountsEachKindOfRequestAndBytes) {
   EXPECT_FALSE(counting.Read(P("a")).ok());  // failed calls count too
 
   StorageCounters c = counting.counters();
-  EXPECT_EQ(c.writes, 2u);
+  EXPECT_EQ(c.writes, 3u);
   EXPECT_EQ(c.reads, 5u);  // Read x2, ReadVersioned, Stat, OpenRead
   EXPECT_EQ(c.creates, 2u);
   EXPECT_EQ(c.cas, 1u);
   EXPECT_EQ(c.lists, 1u);
   EXPECT_EQ(c.deletes, 1u);
   EXPECT_EQ(c.retries, 0u);
-  EXPECT_EQ(c.bytes_written, 5u + 10u + 2u + 3u);
+  EXPECT_EQ(c.bytes_written, 5u + 10u + 10u + 2u + 3u);
   EXPECT_EQ(c.bytes_read, 2u + 3u + 10u);
 
   // Calls made on the backend directly are not counted by the wrapper.
   ASSERT_TRUE(local_.Write(P("direct"), "x").ok());
-  EXPECT_EQ(counting.counters().writes, 2u);
+  EXPECT_EQ(counting.counters().writes, 3u);
 
   counting.ResetCounters();
   c = counting.counters();

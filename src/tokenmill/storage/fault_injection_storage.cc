@@ -287,6 +287,11 @@ Status FaultInjectionStorage::WriteFile(std::string_view url, const std::string&
   TM_FAULTY_CALL(StorageOp::kWriteFile, url, base_->WriteFile(url, local_path));
 }
 
+Status FaultInjectionStorage::WriteFinishedFile(std::string_view url,
+                                                const std::string& local_path) {
+  TM_FAULTY_CALL(StorageOp::kWriteFile, url, base_->WriteFinishedFile(url, local_path));
+}
+
 StatusOr<std::string> FaultInjectionStorage::CreateIfAbsent(std::string_view url,
                                                             std::string_view data) {
   TM_FAULTY_CALL(StorageOp::kCreateIfAbsent, url, base_->CreateIfAbsent(url, data));

@@ -129,6 +129,8 @@ class FaultInjectionStorage : public Storage {
   StatusOr<ObjectInfo> Stat(std::string_view url) override;
   Status Write(std::string_view url, std::string_view data) override;
   Status WriteFile(std::string_view url, const std::string& local_path) override;
+  // Faults as WriteFile's (StorageOp::kWriteFile).
+  Status WriteFinishedFile(std::string_view url, const std::string& local_path) override;
   StatusOr<std::string> CreateIfAbsent(std::string_view url, std::string_view data) override;
   StatusOr<std::string> CompareAndSwap(std::string_view url, std::string_view data,
                                        std::string_view expected_generation) override;

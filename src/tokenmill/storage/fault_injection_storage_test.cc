@@ -129,6 +129,8 @@ TEST_F(FaultInjectionStorageTest, ForwardsEverythingWithoutFaults) {
   EXPECT_EQ(faulty.List(P(""))->size(), 1u);
   ASSERT_TRUE(faulty.WriteFile(P("w2"), P("w")).ok());
   EXPECT_EQ(*faulty.Read(P("w2")), "abc");
+  ASSERT_TRUE(faulty.WriteFinishedFile(P("w3"), P("w")).ok());
+  EXPECT_EQ(*faulty.Read(P("w3")), "abc");
   ASSERT_TRUE(faulty.Delete(P("w")).ok());
   EXPECT_EQ(faulty.Read(P("w")).status().code(), StatusCode::kNotFound);
   EXPECT_EQ(faulty.counters().writes, local_.counters().writes);

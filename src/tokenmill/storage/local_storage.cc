@@ -140,10 +140,15 @@ Status WriteAll(int fd, std::string_view data, const std::string& path) {
 // Creates ".<name>.tmp.<pid>.<random>" in `dir` holding `data`, fsynced (unless `sync` is false:
 // the caller writes more and fsyncs itself). Returns its path. `fd_out` (optional) keeps the file
 // open.
+// The name ".<name>.tmp.<pid>.<random>" in `dir` (ListIncomplete knows it).
+std::string TempNameIn(const std::string& dir, const std::string& name) {
+  return (dir == "/" ? "" : dir) + "/." + name + ".tmp." + std::to_string(::getpid()) + "." +
+         RandomSuffix();
+}
+
 StatusOr<std::string> WriteTemp(const std::string& dir, const std::string& name,
                                 std::string_view data, Fd* fd_out = nullptr, bool sync = true) {
-  std::string tmp = (dir == "/" ? "" : dir) + "/." + name + ".tmp." + std::to_string(::getpid()) +
-                    "." + RandomSuffix();
+  std::string tmp = TempNameIn(dir, name);
   Fd fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666));
   if (fd.get() < 0) return ErrnoStatus("cannot create", tmp, errno);
   Status s = WriteAll(fd.get(), data, tmp);
@@ -514,6 +519,15 @@ Status LocalStorage::Write(std::string_view url, std::string_view data) {
 }
 
 Status LocalStorage::WriteFile(std::string_view url, const std::string& local_path) {
+  return PublishFile(url, local_path, /*by_link=*/false);
+}
+
+Status LocalStorage::WriteFinishedFile(std::string_view url, const std::string& local_path) {
+  return PublishFile(url, local_path, /*by_link=*/true);
+}
+
+Status LocalStorage::PublishFile(std::string_view url, const std::string& local_path,
+                                 bool by_link) {
   counters_.writes.fetch_add(1, std::memory_order_relaxed);
   TM_ASSIGN_OR_RETURN(std::string path, LocalPathOf(url));
   TM_RETURN_IF_ERROR(CheckObjectPath(path));
@@ -521,12 +535,37 @@ Status LocalStorage::WriteFile(std::string_view url, const std::string& local_pa
   std::string dir = ParentOf(path);
   TM_RETURN_IF_ERROR(MakeDirs(dir));
   uint64_t bytes = 0;
-  TM_ASSIGN_OR_RETURN(std::string tmp, CopyToTemp(local_path, dir, NameOf(path), &bytes));
+  std::string tmp;
+  bool linked = false;
+  if (by_link) {
+    // The file itself, fsynced, under a temporary name; a copy where it cannot be linked
+    // (another file system, such as a scratch folder on tmpfs, or one without hard links).
+    Fd in(::open(local_path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (in.get() < 0) return ErrnoStatus("cannot open", local_path, errno);
+    struct stat st;
+    if (::fstat(in.get(), &st) != 0) return ErrnoStatus("cannot stat", local_path, errno);
+    tmp = TempNameIn(dir, NameOf(path));
+    linked = S_ISREG(st.st_mode) && ::link(local_path.c_str(), tmp.c_str()) == 0;
+    if (!linked) {
+      tmp.clear();
+    } else if (::fsync(in.get()) != 0) {
+      Status s = ErrnoStatus("cannot fsync", local_path, errno);
+      ::unlink(tmp.c_str());
+      return s;
+    }
+    bytes = static_cast<uint64_t>(st.st_size);
+  }
+  if (tmp.empty()) {
+    TM_ASSIGN_OR_RETURN(tmp, CopyToTemp(local_path, dir, NameOf(path), &bytes));
+  }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     Status s = ErrnoStatus("cannot rename " + tmp + " to", path, errno);
     ::unlink(tmp.c_str());
     return s;
   }
+  // A rename between two links of one file does nothing (the file was published already, as
+  // when a publication is retried): the temporary name is still there.
+  if (linked) ::unlink(tmp.c_str());
   TM_RETURN_IF_ERROR(FsyncDir(dir));
   counters_.bytes_written.fetch_add(bytes, std::memory_order_relaxed);
   return Status::Ok();

@@ -3,9 +3,10 @@
 // Locations are paths ("/data/x.txt", also relative ones) or "file:///data/x.txt" URLs; List
 // reports urls in the form of its prefix.
 //
-// Plain objects (Write, WriteFile) are ordinary files, published atomically: the bytes go to a
-// temporary file ".<name>.tmp.<pid>.<random>" in the same folder, which is fsynced and renamed
-// over the final name, then the folder is fsynced. Their generation is informative only:
+// Plain objects (Write, WriteFile, WriteFinishedFile) are ordinary files, published atomically: the
+// bytes go to a temporary file ".<name>.tmp.<pid>.<random>" in the same folder, which is fsynced
+// and renamed over the final name, then the folder is fsynced. Their generation is informative
+// only:
 // "<mtime_ns>-<size>-<inode>".
 //
 // Conditional objects (CreateIfAbsent, CompareAndSwap) live in a folder "<path>.v/" of immutable
@@ -43,6 +44,9 @@ class LocalStorage : public Storage {
   StatusOr<ObjectInfo> Stat(std::string_view url) override;
   Status Write(std::string_view url, std::string_view data) override;
   Status WriteFile(std::string_view url, const std::string& local_path) override;
+  // The file, fsynced, is linked under a temporary name and renamed over the final one; a copy
+  // (WriteFile) where it cannot be linked (another file system).
+  Status WriteFinishedFile(std::string_view url, const std::string& local_path) override;
   StatusOr<std::string> CreateIfAbsent(std::string_view url, std::string_view data) override;
   StatusOr<std::string> CompareAndSwap(std::string_view url, std::string_view data,
                                        std::string_view expected_generation) override;
@@ -56,6 +60,9 @@ class LocalStorage : public Storage {
   StorageCounters counters() const override;
 
  private:
+  // WriteFile (a copy), or WriteFinishedFile (`by_link`).
+  Status PublishFile(std::string_view url, const std::string& local_path, bool by_link);
+
   AtomicStorageCounters counters_;
 };
 

@@ -110,6 +110,49 @@ TEST_F(LocalStorageTest, WriteFileCopiesAndKeepsTheSource) {
   EXPECT_EQ(FilesIn(P("out")), std::vector<std::string>{"shard.bin"});
 }
 
+TEST_F(LocalStorageTest, WriteFinishedFilePublishesTheFileItself) {
+  const std::string src = P("scratch/shard.bin");
+  fs::create_directories(P("scratch"));
+  std::string payload(1024 * 1024 + 5, '\0');
+  for (size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>(i * 13 + 1);
+  std::ofstream(src, std::ios::binary) << payload;
+  ASSERT_TRUE(storage_.Write(P("out/shard.bin"), "an older object").ok());
+  ASSERT_TRUE(storage_.WriteFinishedFile(P("out/shard.bin"), src).ok());
+  EXPECT_EQ(*storage_.Read(P("out/shard.bin")), payload);
+  // The same file, not a copy of its bytes; no temporary file left behind.
+  struct stat published, scratch;
+  ASSERT_EQ(::stat(P("out/shard.bin").c_str(), &published), 0);
+  ASSERT_EQ(::stat(src.c_str(), &scratch), 0);
+  EXPECT_EQ(published.st_ino, scratch.st_ino);
+  EXPECT_EQ(FilesIn(P("out")), std::vector<std::string>{"shard.bin"});
+  EXPECT_EQ(storage_.counters().bytes_written, 15u + payload.size());
+  // The caller may delete its file; the object stays. Publishing again is harmless.
+  ASSERT_TRUE(storage_.WriteFinishedFile(P("out/shard.bin"), src).ok());
+  fs::remove_all(P("scratch"));
+  EXPECT_EQ(*storage_.Read(P("out/shard.bin")), payload);
+  Status missing = storage_.WriteFinishedFile(P("out/other.bin"), P("does-not-exist"));
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.message().find("does-not-exist"), std::string::npos);
+  EXPECT_EQ(FilesIn(P("out")), std::vector<std::string>{"shard.bin"});
+  EXPECT_FALSE(storage_.WriteFinishedFile(P("out/"), src).ok());
+}
+
+// A file on another file system (a scratch folder on tmpfs) cannot be linked: it is copied.
+TEST_F(LocalStorageTest, WriteFinishedFileCopiesFromAnotherFileSystem) {
+  struct stat shm, here;
+  if (::stat("/dev/shm", &shm) != 0 || ::stat(dir_.c_str(), &here) != 0 ||
+      shm.st_dev == here.st_dev || ::access("/dev/shm", W_OK) != 0) {
+    GTEST_SKIP() << "needs a writable /dev/shm on another file system than " << dir_;
+  }
+  testing::TempDir other("tm_finished_file", "/dev/shm");
+  const std::string src = other.path() + "/shard.bin";
+  std::ofstream(src, std::ios::binary) << "bytes from tmpfs";
+  ASSERT_TRUE(storage_.WriteFinishedFile(P("out/shard.bin"), src).ok());
+  EXPECT_EQ(*storage_.Read(P("out/shard.bin")), "bytes from tmpfs");
+  EXPECT_TRUE(fs::exists(src));
+  EXPECT_EQ(FilesIn(P("out")), std::vector<std::string>{"shard.bin"});
+}
+
 TEST_F(LocalStorageTest, OpenReadStreamsARange) {
   std::string payload;
   for (int i = 0; i < 100000; ++i) payload += static_cast<char>('a' + i % 26);

@@ -127,6 +127,10 @@ Status RetryingStorage::WriteFile(std::string_view url, const std::string& local
   return TM_RETRYING(base_->WriteFile(url, local_path));
 }
 
+Status RetryingStorage::WriteFinishedFile(std::string_view url, const std::string& local_path) {
+  return TM_RETRYING(base_->WriteFinishedFile(url, local_path));
+}
+
 StatusOr<std::vector<ObjectInfo>> RetryingStorage::List(std::string_view prefix) {
   return TM_RETRYING(base_->List(prefix));
 }

@@ -115,6 +115,13 @@ class Storage {
   // As Write, from a local file (large shards: streamed, multipart on object stores).
   virtual Status WriteFile(std::string_view url, const std::string& local_path) = 0;
 
+  // As WriteFile, for a file that nobody will change again (its caller may delete it): a local
+  // store on the same file system publishes the file itself, a hard link instead of a copy of
+  // its bytes. A worker publishes its shards so. By default, WriteFile.
+  virtual Status WriteFinishedFile(std::string_view url, const std::string& local_path) {
+    return WriteFile(url, local_path);
+  }
+
   // Creates the object only if no object exists under that name. Returns the new generation;
   // AlreadyExists if it was taken; UnknownOutcome only if the backend cannot tell (callers
   // re-read and compare the content).

@@ -24,10 +24,12 @@ namespace tokenmill::testing {
 
 class TempDir {
  public:
-  // Throws std::runtime_error when the folder cannot be made (a test cannot go on without it).
-  explicit TempDir(std::string_view prefix = "tokenmill-test") {
-    std::string pattern =
-        (std::filesystem::temp_directory_path() / (std::string(prefix) + "-XXXXXX")).string();
+  // A new folder in `parent` (default: the system's temporary folder). Throws
+  // std::runtime_error when it cannot be made (a test cannot go on without it).
+  explicit TempDir(std::string_view prefix = "tokenmill-test", std::string_view parent = {}) {
+    const std::filesystem::path in =
+        parent.empty() ? std::filesystem::temp_directory_path() : std::filesystem::path(parent);
+    std::string pattern = (in / (std::string(prefix) + "-XXXXXX")).string();
     if (::mkdtemp(pattern.data()) == nullptr) {
       throw std::runtime_error("mkdtemp failed for " + pattern);
     }
