@@ -104,6 +104,27 @@ class S3JobStoreTest(S3Mixin, test_jobstore.JobStoreTest):
             self.assertNotIn("neither a shard", denied.stderr)
             self.assertNotIn(wrong, denied.stderr)
 
+    def test_megatron_merge_reads_the_shards_from_the_bucket(self):
+        # finalize --merge copies each shard down a buffer at a time, merges them and publishes
+        # the merged prefix: the same bytes as from an output folder.
+        cl100k = os.path.join(tmtest.DATA, "vocab", "tiktoken", "cl100k_base.tiktoken")
+        kw = dict(inputs=[os.path.join(tmtest.DATA, "sample-jsonl", "*")], tokenizer=cl100k,
+                  kind="gpt", fmt="megatron", input_format="jsonl")
+        job, out, store = self.job("merge", **kw)
+        tmtest.run(["run", job, "--quiet"], env=self.env())
+        tmtest.run(["finalize", store, "--merge"], env=self.env())
+        local_out = self.path("merge-local")
+        inputs = kw.pop("inputs")
+        local_job = tmtest.write_job(self.path("merge-local.toml"), inputs, local_out,
+                                     task_size="256KiB", lease_seconds=3, **kw)
+        tmtest.run(["run", local_job, "--quiet"])
+        tmtest.run(["finalize", local_out + "/_job", "--merge"])
+        prefixes = aws("s3", "cp", out + "/megatron-prefixes.txt", "-").stdout.split()
+        self.assertGreater(len(prefixes), 1)
+        for ext in (".bin", ".idx"):
+            with open(os.path.join(local_out, "merged" + ext), "rb") as f:
+                self.assertEqual(aws("s3", "cp", out + "/merged" + ext, "-").stdout, f.read())
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -57,6 +58,24 @@ Status VerifyShard(Storage& output, const std::string& url, const ShardEntry& sh
 
 // Merges every Megatron prefix into <output>/merged.{bin,idx}. Remote shards are copied to a
 // local scratch folder first; the merged files are published like shards.
+// Copies the object at `url` into the new local file `path`, a buffer at a time: a shard may be
+// hundreds of MB, and finalize's memory stays bounded whatever their size.
+Status Download(Storage& storage, const std::string& url, const std::string& path) {
+  TM_ASSIGN_OR_RETURN(std::unique_ptr<ReadStream> stream, storage.OpenRead(url));
+  std::ofstream f(path, std::ios::binary);
+  constexpr size_t kBufferBytes = size_t{1} << 20;
+  std::unique_ptr<char[]> buffer(new char[kBufferBytes]);
+  for (;;) {
+    TM_ASSIGN_OR_RETURN(size_t n, stream->Read(buffer.get(), kBufferBytes));
+    if (n == 0) break;
+    f.write(buffer.get(), static_cast<std::streamsize>(n));
+    if (!f) break;
+  }
+  f.close();
+  if (!f) return Status::IoError("cannot write " + path + " (a copy of " + url + ")");
+  return Status::Ok();
+}
+
 Status MergeShards(Storage& output, const std::string& output_path,
                    const std::vector<std::string>& prefixes) {
   const char* tmp = std::getenv("TMPDIR");
@@ -74,16 +93,10 @@ Status MergeShards(Storage& output, const std::string& output_path,
     }
     const std::string dst = scratch + "/" + Basename(prefix);
     for (const char* ext : {".bin", ".idx"}) {
-      auto data = output.Read(prefix + ext);
-      if (!data.ok()) {
+      Status s = Download(output, prefix + ext, dst + ext);
+      if (!s.ok()) {
         cleanup();
-        return data.status();
-      }
-      std::ofstream f(dst + ext, std::ios::binary);
-      f.write(data->data(), static_cast<std::streamsize>(data->size()));
-      if (!f) {
-        cleanup();
-        return Status::IoError("cannot write " + dst + ext);
+        return s;
       }
     }
     local.push_back(dst);
@@ -94,7 +107,8 @@ Status MergeShards(Storage& output, const std::string& output_path,
     return merged.status();
   }
   for (const auto& file : *merged) {
-    Status s = output.WriteFile(JoinPath(output_path, Basename(file.local_path)), file.local_path);
+    Status s =
+        output.WriteFinishedFile(JoinPath(output_path, Basename(file.local_path)), file.local_path);
     if (!s.ok()) {
       cleanup();
       return s;
