@@ -56,8 +56,6 @@ Status VerifyShard(Storage& output, const std::string& url, const ShardEntry& sh
   return Status::Ok();
 }
 
-// Merges every Megatron prefix into <output>/merged.{bin,idx}. Remote shards are copied to a
-// local scratch folder first; the merged files are published like shards.
 // Copies the object at `url` into the new local file `path`, a buffer at a time: a shard may be
 // hundreds of MB, and finalize's memory stays bounded whatever their size.
 Status Download(Storage& storage, const std::string& url, const std::string& path) {
@@ -76,6 +74,8 @@ Status Download(Storage& storage, const std::string& url, const std::string& pat
   return Status::Ok();
 }
 
+// Merges every Megatron prefix into <output>/merged.{bin,idx}. Remote shards are copied to a
+// local scratch folder first; the merged files are published like shards.
 Status MergeShards(Storage& output, const std::string& output_path,
                    const std::vector<std::string>& prefixes) {
   const char* tmp = std::getenv("TMPDIR");
