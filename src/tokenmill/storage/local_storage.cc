@@ -137,15 +137,15 @@ Status WriteAll(int fd, std::string_view data, const std::string& path) {
   return Status::Ok();
 }
 
-// Creates ".<name>.tmp.<pid>.<random>" in `dir` holding `data`, fsynced (unless `sync` is false:
-// the caller writes more and fsyncs itself). Returns its path. `fd_out` (optional) keeps the file
-// open.
 // The name ".<name>.tmp.<pid>.<random>" in `dir` (ListIncomplete knows it).
 std::string TempNameIn(const std::string& dir, const std::string& name) {
   return (dir == "/" ? "" : dir) + "/." + name + ".tmp." + std::to_string(::getpid()) + "." +
          RandomSuffix();
 }
 
+// Creates ".<name>.tmp.<pid>.<random>" in `dir` holding `data`, fsynced (unless `sync` is false:
+// the caller writes more and fsyncs itself). Returns its path. `fd_out` (optional) keeps the file
+// open.
 StatusOr<std::string> WriteTemp(const std::string& dir, const std::string& name,
                                 std::string_view data, Fd* fd_out = nullptr, bool sync = true) {
   std::string tmp = TempNameIn(dir, name);

@@ -3,10 +3,10 @@
 // Locations are paths ("/data/x.txt", also relative ones) or "file:///data/x.txt" URLs; List
 // reports urls in the form of its prefix.
 //
-// Plain objects (Write, WriteFile, WriteFinishedFile) are ordinary files, published atomically: the
-// bytes go to a temporary file ".<name>.tmp.<pid>.<random>" in the same folder, which is fsynced
-// and renamed over the final name, then the folder is fsynced. Their generation is informative
-// only:
+// Plain objects (Write, WriteFile, WriteFinishedFile) are ordinary files, published atomically:
+// the bytes go to a temporary file ".<name>.tmp.<pid>.<random>" in the same folder (for
+// WriteFinishedFile, a second link of the caller's file), which is fsynced and renamed over the
+// final name, then the folder is fsynced. Their generation is informative only:
 // "<mtime_ns>-<size>-<inode>".
 //
 // Conditional objects (CreateIfAbsent, CompareAndSwap) live in a folder "<path>.v/" of immutable
