@@ -25,6 +25,20 @@ namespace {
 // Every shard's name starts with this ("part-<task>-<index>.<ext>", see IsOwnOutputName).
 constexpr std::string_view kShardPrefix = "part-";
 
+// Calls fn with the object at `url`, 1 MiB at a time (a shard may be hundreds of MB: memory stays
+// bounded whatever its size); stops at the first error, of the store or of fn.
+template <typename Fn>
+Status ForEachChunk(Storage& storage, const std::string& url, Fn fn) {
+  TM_ASSIGN_OR_RETURN(std::unique_ptr<ReadStream> stream, storage.OpenRead(url));
+  constexpr size_t kChunkBytes = size_t{1} << 20;
+  std::unique_ptr<char[]> buffer(new char[kChunkBytes]);
+  for (;;) {
+    TM_ASSIGN_OR_RETURN(size_t n, stream->Read(buffer.get(), kChunkBytes));
+    if (n == 0) return Status::Ok();
+    TM_RETURN_IF_ERROR(fn(std::string_view(buffer.get(), n)));
+  }
+}
+
 // Checks a shard's size: `listed_size` if the output's listing had it, else asked of the store
 // (which then says why it is missing).
 Status VerifyShard(Storage& output, const std::string& url, const ShardEntry& shard,
@@ -42,36 +56,30 @@ Status VerifyShard(Storage& output, const std::string& url, const ShardEntry& sh
                             " bytes but its done record says " + std::to_string(shard.bytes));
   }
   if (!check_sha256) return Status::Ok();
-  TM_ASSIGN_OR_RETURN(auto stream, output.OpenRead(url));
   Sha256 hash;
-  std::string buf(1 << 20, '\0');
-  for (;;) {
-    TM_ASSIGN_OR_RETURN(size_t n, stream->Read(buf.data(), buf.size()));
-    if (n == 0) break;
-    hash.Update(std::string_view(buf.data(), n));
-  }
+  TM_RETURN_IF_ERROR(ForEachChunk(output, url, [&](std::string_view chunk) {
+    hash.Update(chunk);
+    return Status::Ok();
+  }));
   if (hash.HexDigest() != shard.sha256) {
     return Status::DataLoss("shard " + url + " does not match the sha256 in its done record");
   }
   return Status::Ok();
 }
 
-// Copies the object at `url` into the new local file `path`, a buffer at a time: a shard may be
-// hundreds of MB, and finalize's memory stays bounded whatever their size.
+// Copies the object at `url` into the new local file `path`, a chunk at a time.
 Status Download(Storage& storage, const std::string& url, const std::string& path) {
-  TM_ASSIGN_OR_RETURN(std::unique_ptr<ReadStream> stream, storage.OpenRead(url));
   std::ofstream f(path, std::ios::binary);
-  constexpr size_t kBufferBytes = size_t{1} << 20;
-  std::unique_ptr<char[]> buffer(new char[kBufferBytes]);
-  for (;;) {
-    TM_ASSIGN_OR_RETURN(size_t n, stream->Read(buffer.get(), kBufferBytes));
-    if (n == 0) break;
-    f.write(buffer.get(), static_cast<std::streamsize>(n));
-    if (!f) break;
-  }
+  const auto cannot_write = [&] {
+    return Status::IoError("cannot write " + path + " (a copy of " + url + ")");
+  };
+  if (!f) return cannot_write();
+  TM_RETURN_IF_ERROR(ForEachChunk(storage, url, [&](std::string_view chunk) {
+    f.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    return f ? Status::Ok() : cannot_write();
+  }));
   f.close();
-  if (!f) return Status::IoError("cannot write " + path + " (a copy of " + url + ")");
-  return Status::Ok();
+  return f ? Status::Ok() : cannot_write();
 }
 
 // Merges every Megatron prefix into <output>/merged.{bin,idx}. Remote shards are copied to a

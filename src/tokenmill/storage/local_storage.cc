@@ -394,6 +394,28 @@ Status CheckObjectPath(const std::string& path) {
   return Status::Ok();
 }
 
+// Links `src`, fsynced, under a temporary name in `dir`; returns that name, or nothing where it
+// cannot be linked (another file system, such as a scratch folder on tmpfs, or one without hard
+// links), for the caller to copy it (CopyToTemp).
+StatusOr<std::optional<std::string>> LinkToTemp(const std::string& src, const std::string& dir,
+                                                const std::string& name, uint64_t* bytes) {
+  Fd in(::open(src.c_str(), O_RDONLY | O_CLOEXEC));
+  if (in.get() < 0) return ErrnoStatus("cannot open", src, errno);
+  struct stat st;
+  if (::fstat(in.get(), &st) != 0) return ErrnoStatus("cannot stat", src, errno);
+  std::string tmp = TempNameIn(dir, name);
+  if (!S_ISREG(st.st_mode) || ::link(src.c_str(), tmp.c_str()) != 0) {
+    return std::optional<std::string>();
+  }
+  if (::fsync(in.get()) != 0) {
+    Status s = ErrnoStatus("cannot fsync", src, errno);
+    ::unlink(tmp.c_str());
+    return s;
+  }
+  *bytes = static_cast<uint64_t>(st.st_size);
+  return std::optional<std::string>(std::move(tmp));
+}
+
 // Copies `src` to an fsynced temp file in `dir`. Returns the temp path.
 StatusOr<std::string> CopyToTemp(const std::string& src, const std::string& dir,
                                  const std::string& name, uint64_t* bytes) {
@@ -535,27 +557,15 @@ Status LocalStorage::PublishFile(std::string_view url, const std::string& local_
   std::string dir = ParentOf(path);
   TM_RETURN_IF_ERROR(MakeDirs(dir));
   uint64_t bytes = 0;
-  std::string tmp;
-  bool linked = false;
+  std::optional<std::string> linked;
   if (by_link) {
-    // The file itself, fsynced, under a temporary name; a copy where it cannot be linked
-    // (another file system, such as a scratch folder on tmpfs, or one without hard links).
-    Fd in(::open(local_path.c_str(), O_RDONLY | O_CLOEXEC));
-    if (in.get() < 0) return ErrnoStatus("cannot open", local_path, errno);
-    struct stat st;
-    if (::fstat(in.get(), &st) != 0) return ErrnoStatus("cannot stat", local_path, errno);
-    tmp = TempNameIn(dir, NameOf(path));
-    linked = S_ISREG(st.st_mode) && ::link(local_path.c_str(), tmp.c_str()) == 0;
-    if (!linked) {
-      tmp.clear();
-    } else if (::fsync(in.get()) != 0) {
-      Status s = ErrnoStatus("cannot fsync", local_path, errno);
-      ::unlink(tmp.c_str());
-      return s;
-    }
-    bytes = static_cast<uint64_t>(st.st_size);
+    TM_ASSIGN_OR_RETURN(linked, LinkToTemp(local_path, dir, NameOf(path), &bytes));
   }
-  if (tmp.empty()) {
+  const bool was_linked = linked.has_value();
+  std::string tmp;
+  if (was_linked) {
+    tmp = std::move(*linked);
+  } else {
     TM_ASSIGN_OR_RETURN(tmp, CopyToTemp(local_path, dir, NameOf(path), &bytes));
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
@@ -565,7 +575,7 @@ Status LocalStorage::PublishFile(std::string_view url, const std::string& local_
   }
   // A rename between two links of one file does nothing (the file was published already, as
   // when a publication is retried): the temporary name is still there.
-  if (linked) ::unlink(tmp.c_str());
+  if (was_linked) ::unlink(tmp.c_str());
   TM_RETURN_IF_ERROR(FsyncDir(dir));
   counters_.bytes_written.fetch_add(bytes, std::memory_order_relaxed);
   return Status::Ok();
