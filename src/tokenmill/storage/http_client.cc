@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -51,6 +52,20 @@ struct TransferState {
   int read_errno = 0;
 };
 
+// Room for the whole body before its first bytes, as its Content-Length announces (up to
+// kMaxReserveBytes and max_response_bytes: a larger body grows as it comes): an 8 MiB range is then
+// written once, not copied at each doubling of the string into fresh pages.
+void ReserveBody(TransferState& st) {
+  constexpr uint64_t kMaxReserveBytes = uint64_t{64} << 20;
+  const auto it = st.response->headers.find("content-length");
+  if (it == st.response->headers.end()) return;
+  uint64_t length = 0;
+  const std::string& v = it->second;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), length);
+  if (ec != std::errc() || end != v.data() + v.size()) return;
+  st.response->body.reserve(std::min({length, st.max_response_bytes, kMaxReserveBytes}));
+}
+
 size_t OnWrite(char* data, size_t size, size_t n, void* user) {
   auto* st = static_cast<TransferState*>(user);
   size_t bytes = size * n;
@@ -58,6 +73,7 @@ size_t OnWrite(char* data, size_t size, size_t n, void* user) {
     st->too_big = true;
     return 0;
   }
+  if (st->response->body.empty()) ReserveBody(*st);
   st->response->body.append(data, bytes);
   return bytes;
 }
