@@ -32,7 +32,8 @@ StatusOr<std::unique_ptr<OutputFile>> OutputFile::Create(const std::string& path
       ::unlink(path.c_str()) != 0 && errno != ENOENT) {
     return ErrnoStatus(path, "cannot replace", errno);
   }
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  // 0666 less the umask, as a copy into the store gets: a shard published by a link keeps it.
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) return ErrnoStatus(path, "cannot create", errno);
   return std::unique_ptr<OutputFile>(new OutputFile(path, fd, buffer_size, write_behind));
 }

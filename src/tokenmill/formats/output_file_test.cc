@@ -1,6 +1,7 @@
 #include "tokenmill/formats/output_file.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -141,6 +142,20 @@ TEST(OutputFile, ReplacesAnOldFileWithoutTruncatingItsOtherLinks) {
   ASSERT_TRUE((*file)->Close().ok());
   EXPECT_EQ(testing::ReadAll(dir.Join("shard")), "new");
   EXPECT_EQ(testing::ReadAll(dir.Join("published")), "published bytes");
+}
+
+// A shard's mode is the process's (0666 less the umask), whether it is published by a link of
+// this file or by a copy.
+TEST(OutputFile, TakesItsModeFromTheUmask) {
+  TempDir dir;
+  const mode_t old_mask = ::umask(027);
+  auto file = OutputFile::Create(dir.Join("shard"));
+  ::umask(old_mask);
+  ASSERT_TRUE(file.ok());
+  ASSERT_TRUE((*file)->Close().ok());
+  struct stat st;
+  ASSERT_EQ(::stat(dir.Join("shard").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
 }
 
 TEST(SourceReader, ReadsExactPiecesAcrossItsBuffer) {
