@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -57,12 +56,9 @@ struct TransferState {
 // written once, not copied at each doubling of the string into fresh pages.
 void ReserveBody(TransferState& st) {
   constexpr uint64_t kMaxReserveBytes = uint64_t{64} << 20;
-  const auto it = st.response->headers.find("content-length");
-  if (it == st.response->headers.end()) return;
-  uint64_t length = 0;
-  const std::string& v = it->second;
-  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), length);
-  if (ec != std::errc() || end != v.data() + v.size()) return;
+  bool ok = false;
+  const uint64_t length = ParseU64(st.response->Header("content-length"), &ok);
+  if (!ok) return;
   st.response->body.reserve(std::min({length, st.max_response_bytes, kMaxReserveBytes}));
 }
 
@@ -362,6 +358,19 @@ StatusOr<HttpResponse> HttpClient::Send(const HttpRequest& request,
       Backoff(attempt);
     }
   }
+}
+
+uint64_t ParseU64(std::string_view s, bool* ok) {
+  uint64_t v = 0;
+  *ok = !s.empty();
+  for (char c : s) {
+    if (c < '0' || c > '9') {
+      *ok = false;
+      return 0;
+    }
+    v = v * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return v;
 }
 
 int64_t ParseHttpDate(std::string_view text) {

@@ -108,6 +108,10 @@ class HttpClient {
 // Percent-encodes `s` as RFC 3986 (unreserved characters kept); '/' is kept if keep_slash.
 std::string UriEncode(std::string_view s, bool keep_slash);
 
+// A decimal number of digits only, as Content-Length and Content-Range carry; *ok is false (and
+// the result 0) for anything else, the empty text included.
+uint64_t ParseU64(std::string_view s, bool* ok);
+
 // An HTTP date (RFC 9110's IMF-fixdate, "Sun, 06 Nov 1994 08:49:37 GMT", as S3 and GCS send in
 // Date and Last-Modified) in ms since the Unix epoch; 0 if `text` is not one.
 int64_t ParseHttpDate(std::string_view text);

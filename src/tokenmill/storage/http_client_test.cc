@@ -21,6 +21,18 @@ TEST(CanonicalQueryTest, SortedAndEncoded) {
             "?list-type=2&prefix=a%2Fb%20c&uploads=");
 }
 
+TEST(ParseU64Test, DigitsOnly) {
+  bool ok = false;
+  EXPECT_EQ(ParseU64("8388608", &ok), 8388608u);
+  EXPECT_TRUE(ok);
+  EXPECT_EQ(ParseU64("0", &ok), 0u);
+  EXPECT_TRUE(ok);
+  for (const char* bad : {"", " 12", "12 ", "-1", "1e3", "0x10"}) {
+    EXPECT_EQ(ParseU64(bad, &ok), 0u) << bad;
+    EXPECT_FALSE(ok) << bad;
+  }
+}
+
 TEST(ParseHttpDateTest, ImfFixdatesAndNothingElse) {
   EXPECT_EQ(ParseHttpDate("Thu, 01 Jan 1970 00:00:00 GMT"), 0);
   EXPECT_EQ(ParseHttpDate("Sun, 06 Nov 1994 08:49:37 GMT"), int64_t{784111777} * 1000);

@@ -561,10 +561,9 @@ Status LocalStorage::PublishFile(std::string_view url, const std::string& local_
   if (by_link) {
     TM_ASSIGN_OR_RETURN(linked, LinkToTemp(local_path, dir, NameOf(path), &bytes));
   }
-  const bool was_linked = linked.has_value();
   std::string tmp;
-  if (was_linked) {
-    tmp = std::move(*linked);
+  if (linked) {
+    tmp = *linked;
   } else {
     TM_ASSIGN_OR_RETURN(tmp, CopyToTemp(local_path, dir, NameOf(path), &bytes));
   }
@@ -575,7 +574,7 @@ Status LocalStorage::PublishFile(std::string_view url, const std::string& local_
   }
   // A rename between two links of one file does nothing (the file was published already, as
   // when a publication is retried): the temporary name is still there.
-  if (was_linked) ::unlink(tmp.c_str());
+  if (linked) ::unlink(tmp.c_str());
   TM_RETURN_IF_ERROR(FsyncDir(dir));
   counters_.bytes_written.fetch_add(bytes, std::memory_order_relaxed);
   return Status::Ok();

@@ -28,19 +28,6 @@ std::string RangeHeader(uint64_t offset, uint64_t length) {
   return h;
 }
 
-uint64_t ParseU64(std::string_view s, bool* ok) {
-  uint64_t v = 0;
-  *ok = !s.empty();
-  for (char c : s) {
-    if (c < '0' || c > '9') {
-      *ok = false;
-      return 0;
-    }
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
-  return v;
-}
-
 }  // namespace
 
 std::optional<uint64_t> ContentRangeTotal(std::string_view cr) {
