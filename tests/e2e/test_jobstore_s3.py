@@ -105,14 +105,15 @@ class S3JobStoreTest(S3Mixin, test_jobstore.JobStoreTest):
             self.assertNotIn(wrong, denied.stderr)
 
     def test_megatron_merge_reads_the_shards_from_the_bucket(self):
-        # finalize --merge copies each shard down a buffer at a time, merges them and publishes
-        # the merged prefix: the same bytes as from an output folder.
+        # finalize --merge reads each shard from the bucket once, 4 MiB at a time (--verify checks
+        # its sha256 on the way), merges them and publishes the merged prefix: the same bytes as
+        # from an output folder.
         cl100k = os.path.join(tmtest.DATA, "vocab", "tiktoken", "cl100k_base.tiktoken")
         kw = dict(inputs=[os.path.join(tmtest.DATA, "sample-jsonl", "*")], tokenizer=cl100k,
                   kind="gpt", fmt="megatron", input_format="jsonl")
         job, out, store = self.job("merge", **kw)
         tmtest.run(["run", job, "--quiet"], env=self.env())
-        tmtest.run(["finalize", store, "--merge"], env=self.env())
+        tmtest.run(["finalize", store, "--merge", "--verify"], env=self.env())
         local_out = self.path("merge-local")
         inputs = kw.pop("inputs")
         local_job = tmtest.write_job(self.path("merge-local.toml"), inputs, local_out,

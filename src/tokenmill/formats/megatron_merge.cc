@@ -17,7 +17,7 @@ std::string BaseName(const std::string& path) {
 
 // Sets *created once it starts writing the output files.
 Status Merge(const std::vector<std::string>& inputs, const std::string& output_prefix,
-             std::vector<ShardFile>* files, bool* created) {
+             const SourceOpener& open, std::vector<ShardFile>* files, bool* created) {
   // Check every part before writing anything.
   struct Part {
     ByteSource bin;
@@ -26,8 +26,8 @@ Status Merge(const std::vector<std::string>& inputs, const std::string& output_p
   std::vector<Part> parts;
   parts.reserve(inputs.size());
   for (const std::string& prefix : inputs) {
-    TM_ASSIGN_OR_RETURN(ByteSource idx, LocalFileSource(prefix + ".idx"));
-    TM_ASSIGN_OR_RETURN(ByteSource bin, LocalFileSource(prefix + ".bin"));
+    TM_ASSIGN_OR_RETURN(ByteSource idx, open(prefix + ".idx"));
+    TM_ASSIGN_OR_RETURN(ByteSource bin, open(prefix + ".bin"));
     TM_ASSIGN_OR_RETURN(std::string idx_bytes, idx.read_at(0, idx.size));
     TM_ASSIGN_OR_RETURN(MegatronIndex index, ParseMegatronIndex(idx_bytes, idx.name, bin.size));
     if (!parts.empty() && index.dtype != parts.front().index.dtype) {
@@ -93,7 +93,8 @@ Status Merge(const std::vector<std::string>& inputs, const std::string& output_p
 }  // namespace
 
 StatusOr<std::vector<ShardFile>> MergeMegatron(const std::vector<std::string>& input_prefixes,
-                                               const std::string& output_prefix) {
+                                               const std::string& output_prefix,
+                                               const SourceOpener& open) {
   if (input_prefixes.empty()) {
     return Status::InvalidArgument("megatron merge: give at least one input prefix");
   }
@@ -107,7 +108,7 @@ StatusOr<std::vector<ShardFile>> MergeMegatron(const std::vector<std::string>& i
   }
   std::vector<ShardFile> files;
   bool created = false;
-  Status status = Merge(input_prefixes, output_prefix, &files, &created);
+  Status status = Merge(input_prefixes, output_prefix, open, &files, &created);
   if (!status.ok() && created) {
     (void)RemoveFile(output_prefix + ".bin");
     (void)RemoveFile(output_prefix + ".idx");

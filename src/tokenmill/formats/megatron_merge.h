@@ -1,24 +1,28 @@
-// Merges several Megatron prefixes (local files) into one, as Megatron's
-// IndexedDatasetBuilder.add_index() does: the .bin files are concatenated, the sequence lengths
-// appended, the pointers recomputed and the document indices rebased (each part's indices shifted
-// by the sequences before it, its leading 0 dropped). Every part is checked first
-// (ParseMegatronIndex with its .bin size) and all must share one dtype. Thread-safety: a pure
-// function of its files.
+// Merges several Megatron prefixes into one, as Megatron's IndexedDatasetBuilder.add_index()
+// does: the .bin files are concatenated, the sequence lengths appended, the pointers recomputed
+// and the document indices rebased (each part's indices shifted by the sequences before it, its
+// leading 0 dropped). Every part is checked first (ParseMegatronIndex with its .bin size) and all
+// must share one dtype. The parts are read through a SourceOpener, so they may be local files or
+// objects in a bucket; each file is read once, front to back (each .idx in one read, each .bin
+// 4 MiB at a time). Thread-safety: a pure function of its files.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "tokenmill/base/status.h"
+#include "tokenmill/formats/byte_source.h"
 #include "tokenmill/formats/shard_writer.h"
 
 namespace tokenmill {
 
-// Writes <output_prefix>.bin and <output_prefix>.idx and returns them in that order
+// Writes <output_prefix>.bin and <output_prefix>.idx (local files) and returns them in that order
 // (.bin: examples = sequences, tokens = tokens; .idx: 0 and 0; names are the files' base names).
-// On error nothing is left at the output prefix. REQUIRES: at least one input; the output prefix
-// is not one of the inputs.
+// `open` opens <prefix>.idx and <prefix>.bin of every input (default: local files). On error
+// nothing is left at the output prefix. REQUIRES: at least one input; the output prefix is not
+// one of the inputs.
 StatusOr<std::vector<ShardFile>> MergeMegatron(const std::vector<std::string>& input_prefixes,
-                                               const std::string& output_prefix);
+                                               const std::string& output_prefix,
+                                               const SourceOpener& open = LocalFileSource);
 
 }  // namespace tokenmill

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -39,6 +38,13 @@ Status ForEachChunk(Storage& storage, const std::string& url, Fn fn) {
   }
 }
 
+Status CheckSha256(const std::string& url, Sha256& hash, const ShardEntry& shard) {
+  if (hash.HexDigest() != shard.sha256) {
+    return Status::DataLoss("shard " + url + " does not match the sha256 in its done record");
+  }
+  return Status::Ok();
+}
+
 // Checks a shard's size: `listed_size` if the output's listing had it, else asked of the store
 // (which then says why it is missing).
 Status VerifyShard(Storage& output, const std::string& url, const ShardEntry& shard,
@@ -61,68 +67,85 @@ Status VerifyShard(Storage& output, const std::string& url, const ShardEntry& sh
     hash.Update(chunk);
     return Status::Ok();
   }));
-  if (hash.HexDigest() != shard.sha256) {
-    return Status::DataLoss("shard " + url + " does not match the sha256 in its done record");
-  }
-  return Status::Ok();
+  return CheckSha256(url, hash, shard);
 }
 
-// Copies the object at `url` into the new local file `path`, a chunk at a time.
-Status Download(Storage& storage, const std::string& url, const std::string& path) {
-  std::ofstream f(path, std::ios::binary);
-  const auto cannot_write = [&] {
-    return Status::IoError("cannot write " + path + " (a copy of " + url + ")");
-  };
-  if (!f) return cannot_write();
-  TM_RETURN_IF_ERROR(ForEachChunk(storage, url, [&](std::string_view chunk) {
-    f.write(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    return f ? Status::Ok() : cannot_write();
-  }));
-  f.close();
-  return f ? Status::Ok() : cannot_write();
-}
-
-// Merges every Megatron prefix into <output>/merged.{bin,idx}. Remote shards are copied to a
-// local scratch folder first; the merged files are published like shards.
-Status MergeShards(Storage& output, const std::string& output_path,
-                   const std::vector<std::string>& prefixes) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string scratch = std::string(tmp && *tmp ? tmp : "/tmp") + "/tokenmill-merge-XXXXXX";
-  if (mkdtemp(scratch.data()) == nullptr) return Status::IoError("cannot create " + scratch);
-  auto cleanup = [&] {
+// A new folder under $TMPDIR (or /tmp), removed with what it holds when this goes (a folder left
+// behind is not an error).
+class ScratchFolder {
+ public:
+  ScratchFolder() = default;
+  ScratchFolder(const ScratchFolder&) = delete;
+  ScratchFolder& operator=(const ScratchFolder&) = delete;
+  ~ScratchFolder() {
+    if (path_.empty()) return;
     std::error_code ec;
-    std::filesystem::remove_all(scratch, ec);  // a scratch folder left behind is not an error
+    std::filesystem::remove_all(path_, ec);
+  }
+
+  // Makes the folder. Call once.
+  Status Create() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string path = std::string(tmp && *tmp ? tmp : "/tmp") + "/tokenmill-merge-XXXXXX";
+    if (mkdtemp(path.data()) == nullptr) return Status::IoError("cannot create " + path);
+    path_ = std::move(path);
+    return Status::Ok();
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Merges the Megatron prefixes into <output>/merged.{bin,idx}, made in a scratch folder and
+// published like shards. Every shard (the records' `shards`, by URL, sizes checked) is read once,
+// through the store, whether local or in a bucket; with `verify` its sha256 is checked on the way
+// and the merged files are published only if every shard matches.
+Status MergeShards(Storage& output, const std::string& output_path,
+                   const std::vector<std::string>& prefixes,
+                   const std::map<std::string, const ShardEntry*>& shards, bool verify) {
+  struct Check {
+    Sha256 hash;
+    uint64_t next = 0;  // bytes hashed, from the start
   };
-  std::vector<std::string> local;
-  for (const auto& prefix : prefixes) {
-    if (!IsUrl(prefix)) {
-      local.push_back(prefix);
-      continue;
-    }
-    const std::string dst = scratch + "/" + Basename(prefix);
-    for (const char* ext : {".bin", ".idx"}) {
-      Status s = Download(output, prefix + ext, dst + ext);
-      if (!s.ok()) {
-        cleanup();
-        return s;
+  std::map<std::string, Check> checks;  // by URL; a node's address stays put
+  const SourceOpener open = [&](const std::string& url) -> StatusOr<ByteSource> {
+    auto shard = shards.find(url);
+    if (shard == shards.end()) return Status::Internal("merge: " + url + " is not a listed shard");
+    Check* check = verify ? &checks[url] : nullptr;
+    ByteSource source;
+    source.name = url;
+    source.size = shard->second->bytes;
+    source.read_at = [&output, url, check](uint64_t offset,
+                                           uint64_t length) -> StatusOr<std::string> {
+      TM_ASSIGN_OR_RETURN(std::string bytes, output.Read(url, offset, length));
+      if (check != nullptr && offset == check->next) {
+        check->hash.Update(bytes);
+        check->next += bytes.size();
+      }
+      return bytes;
+    };
+    return source;
+  };
+  ScratchFolder scratch;
+  TM_RETURN_IF_ERROR(scratch.Create());
+  TM_ASSIGN_OR_RETURN(auto merged, MergeMegatron(prefixes, scratch.path() + "/merged", open));
+  if (verify) {
+    for (const auto& [url, shard] : shards) {
+      auto check = checks.find(url);
+      if (check == checks.end()) {  // not part of a prefix: checked on its own
+        TM_RETURN_IF_ERROR(VerifyShard(output, url, *shard, shard->bytes, true));
+      } else if (check->second.next != shard->bytes) {
+        return Status::Internal("merge: " + url + " was not read front to back");
+      } else {
+        TM_RETURN_IF_ERROR(CheckSha256(url, check->second.hash, *shard));
       }
     }
-    local.push_back(dst);
   }
-  auto merged = MergeMegatron(local, scratch + "/merged");
-  if (!merged.ok()) {
-    cleanup();
-    return merged.status();
+  for (const auto& file : merged) {
+    TM_RETURN_IF_ERROR(output.WriteFinishedFile(JoinPath(output_path, Basename(file.local_path)),
+                                                file.local_path));
   }
-  for (const auto& file : *merged) {
-    Status s =
-        output.WriteFinishedFile(JoinPath(output_path, Basename(file.local_path)), file.local_path);
-    if (!s.ok()) {
-      cleanup();
-      return s;
-    }
-  }
-  cleanup();
   return Status::Ok();
 }
 
@@ -220,6 +243,10 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
   FinalizeResult result;
   ContentStatsSum content;
   std::vector<std::string> megatron_prefixes;
+  // --merge reads every shard once, and checks it on the way with --verify (not a read to check
+  // it and one to merge it); the merged prefix is published before the manifest.
+  const bool merge = options.merge && spec.output.format == OutputFormat::kMegatron;
+  std::map<std::string, const ShardEntry*> merge_shards;  // by URL
   for (size_t i = 0; i < tasks.size(); ++i) {
     const uint64_t t = tasks[i];
     const std::string& url = urls[i];
@@ -229,9 +256,11 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
     for (const auto& shard : rec.shards) {
       const std::string shard_url = JoinPath(spec.output.path, shard.name);
       auto size = listed_sizes.find(shard_url);
-      TM_RETURN_IF_ERROR(VerifyShard(
-          *output, shard_url, shard,
-          size == listed_sizes.end() ? std::nullopt : std::optional(size->second), options.verify));
+      TM_RETURN_IF_ERROR(
+          VerifyShard(*output, shard_url, shard,
+                      size == listed_sizes.end() ? std::nullopt : std::optional(size->second),
+                      options.verify && !merge));
+      if (merge) merge_shards.emplace(shard_url, &shard);
       shards.push_back({{"name", shard.name},
                         {"task", t},
                         {"bytes", shard.bytes},
@@ -242,14 +271,17 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
       ++result.shards;
       if (spec.output.format == OutputFormat::kMegatron && shard.name.size() > 4 &&
           shard.name.substr(shard.name.size() - 4) == ".bin") {
-        megatron_prefixes.push_back(
-            JoinPath(spec.output.path, shard.name.substr(0, shard.name.size() - 4)));
+        megatron_prefixes.push_back(shard_url.substr(0, shard_url.size() - 4));
       }
     }
     result.totals += rec.stats;
     content.Add(rec.content);
   }
   result.content = content.Total();
+  if (merge) {
+    TM_RETURN_IF_ERROR(
+        MergeShards(*output, spec.output.path, megatron_prefixes, merge_shards, options.verify));
+  }
 
   // The manifest holds only what the content determines: no times, hosts, retries, locations.
   nlohmann::json job_spec = nlohmann::json::parse(job.spec_json);
@@ -304,8 +336,6 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
     std::string lines;
     for (const auto& p : megatron_prefixes) lines += p + "\n";
     TM_RETURN_IF_ERROR(output->Write(JoinPath(spec.output.path, "megatron-prefixes.txt"), lines));
-    if (options.merge)
-      TM_RETURN_IF_ERROR(MergeShards(*output, spec.output.path, megatron_prefixes));
   }
   return result;
 }

@@ -14,11 +14,15 @@
 namespace tokenmill {
 
 struct FinalizeOptions {
-  // Megatron output: also merge every shard into one prefix <output>/merged. Default: false.
+  // Megatron output: also merge every shard into one prefix <output>/merged, published before the
+  // manifest. The shards are read once each, from the output folder or the bucket; the merged
+  // files are made in a scratch folder under $TMPDIR (room for the merged .bin), then published.
+  // Default: false.
   bool merge = false;
   // Also read every shard back and check its sha256 against its done record (a full read of the
-  // output). Without it, finalize checks that every shard exists with its recorded size; the
-  // sha256 was computed as the worker wrote the shard. Default: false.
+  // output; with `merge`, the merge's own read, not a second one). Without it, finalize checks
+  // that every shard exists with its recorded size; the sha256 was computed as the worker wrote
+  // the shard. Default: false.
   bool verify = false;
 };
 

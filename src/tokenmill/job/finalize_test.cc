@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "tokenmill/job/planner.h"
 #include "tokenmill/job/worker.h"
 #include "tokenmill/storage/storage.h"
+#include "tokenmill/testing/scoped_env.h"
 #include "tokenmill/testing/small_job.h"
 #include "tokenmill/testing/temp_dir.h"
 
@@ -117,6 +119,113 @@ TEST_F(FinalizeTest, AFreshPlanDeletesTheOldStoreAndShardsOnly) {
   ASSERT_TRUE(storage.ok());
   EXPECT_TRUE((*storage)->Read(store_ + "/job.json").ok());  // the new job's record
 }
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void Replace(std::string* text, const std::string& from, const std::string& to) {
+  const size_t at = text->find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text->replace(at, from.size(), to);
+}
+
+// --merge of Megatron shards in an output folder given as a path or as a URL (read as a bucket
+// is): each shard is read once, and with --verify checked by that same read; a changed byte stops
+// the merge before the manifest, and the scratch folder goes either way.
+class FinalizeMergeTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(FinalizeMergeTest, ReadsEachShardOnceAndChecksItOnTheWay) {
+  const bool url = GetParam();
+  testing::TempDir tmp("tm_finalize_merge");
+  const std::string dir = tmp.path();
+  std::string toml = testing::SmallElectraJob(dir, 3, 2000);
+  Replace(&toml, "kind = \"electra\"", "kind = \"gpt\"\neod_token = \"[SEP]\"");
+  if (url) Replace(&toml, "path = \"" + dir + "/out\"", "path = \"file://" + dir + "/out\"");
+  Replace(&toml, "format = \"tfrecord\"", "format = \"megatron\"");
+  auto spec = ParseJobSpec(toml, "job.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  auto plan = PlanJob(*spec, {});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  const std::string store = plan->store;
+  ASSERT_EQ(IsUrl(store), url) << store;
+  WorkerOptions options;
+  options.store = store;
+  options.threads = 1;
+  options.scratch_dir = dir + "/worker-scratch";
+  auto worker = RunWorker(options);
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+
+  fs::create_directory(dir + "/scratch");
+  testing::ScopedEnv tmpdir("TMPDIR", dir + "/scratch");
+  auto storage = StorageFor(store);
+  ASSERT_TRUE(storage.ok());
+  auto bytes_read = [&](const FinalizeOptions& o) -> StatusOr<uint64_t> {
+    const uint64_t before = (*storage)->counters().bytes_read;
+    auto result = FinalizeJob(store, o);
+    if (!result.ok()) return result.status();
+    return (*storage)->counters().bytes_read - before;
+  };
+  // What finalize reads besides the shards: the job's record and the tasks' done records.
+  auto records = bytes_read({});
+  ASSERT_TRUE(records.ok()) << records.status().ToString();
+
+  std::vector<fs::path> bins;
+  uint64_t shard_bytes = 0;
+  for (const auto& e : fs::directory_iterator(dir + "/out")) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with("part-")) continue;
+    shard_bytes += fs::file_size(e.path());
+    if (name.ends_with(".bin")) bins.push_back(e.path());
+  }
+  std::sort(bins.begin(), bins.end());
+  ASSERT_EQ(bins.size(), 3u);
+
+  auto merged = bytes_read({.merge = true, .verify = true});
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  EXPECT_EQ(*merged, *records + shard_bytes);  // each shard once, not once more to check it
+  std::string concatenated;
+  for (const auto& bin : bins) concatenated += ReadFile(bin);
+  EXPECT_EQ(ReadFile(dir + "/out/merged.bin"), concatenated);
+  const std::string merged_idx = ReadFile(dir + "/out/merged.idx");
+  EXPECT_TRUE(fs::is_empty(dir + "/scratch"));
+
+  // The same merge without --verify: the same files.
+  fs::remove(dir + "/out/merged.bin");
+  fs::remove(dir + "/out/merged.idx");
+  ASSERT_TRUE(FinalizeJob(store, {.merge = true}).ok());
+  EXPECT_EQ(ReadFile(dir + "/out/merged.bin"), concatenated);
+  EXPECT_EQ(ReadFile(dir + "/out/merged.idx"), merged_idx);
+
+  // One byte changed, the size kept: found by the merge's read, nothing published.
+  std::string changed = ReadFile(bins[1]);
+  changed[changed.size() / 2] ^= 0x01;
+  std::ofstream(bins[1], std::ios::binary | std::ios::trunc) << changed;
+  for (const char* name : {"manifest.json", "merged.bin", "merged.idx"}) {
+    fs::remove(dir + "/out/" + name);
+  }
+  auto bad = FinalizeJob(store, {.merge = true, .verify = true});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_TRUE(bad.status().Is(StatusCode::kDataLoss)) << bad.status().ToString();
+  EXPECT_NE(bad.status().message().find(bins[1].filename().string() +
+                                        " does not match the sha256 in its done record"),
+            std::string::npos)
+      << bad.status().ToString();
+  EXPECT_FALSE(fs::exists(dir + "/out/manifest.json"));
+  EXPECT_FALSE(fs::exists(dir + "/out/merged.bin"));
+  EXPECT_TRUE(fs::is_empty(dir + "/scratch"));
+  // Without --verify only the sizes are checked: the merge goes on.
+  EXPECT_TRUE(FinalizeJob(store, {.merge = true}).ok());
+  EXPECT_TRUE(fs::is_empty(dir + "/scratch"));
+}
+
+INSTANTIATE_TEST_SUITE_P(PathOrUrl, FinalizeMergeTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "Url" : "Path";
+                         });
 
 }  // namespace
 }  // namespace tokenmill
