@@ -126,7 +126,7 @@ TEST(GptBuilder, MissingEodTokenIsAnError) {
   EXPECT_NE(builder.status().message().find("(<|endoftext|>, </s>, <eos>, <|end_of_text|>, "),
             std::string::npos)
       << builder.status().message();
-  EXPECT_NE(builder.status().message().find(" or <EOS_TOKEN>); set [examples] eod_token"),
+  EXPECT_NE(builder.status().message().find(", <EOS_TOKEN> or <EOT>); set [examples] eod_token"),
             std::string::npos)
       << builder.status().message();
 }

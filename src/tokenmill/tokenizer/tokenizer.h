@@ -62,17 +62,21 @@ struct SpecialTokens {
 // looks for them: SentencePiece (<s>, </s>), Gemma (<bos>, <eos>), Llama-3 (<|begin_of_text|>,
 // <|end_of_text|>), DeepSeek-V3 (<｜begin▁of▁sentence｜>, <｜end▁of▁sentence｜>, with fullwidth
 // bars and U+2581), Command R (<BOS_TOKEN>, <EOS_TOKEN>; its chat's <|END_OF_TURN_TOKEN|> is not
-// a document's end).
+// a document's end), Claude (<EOT>, its tokenizer_config.json's eos_token; that file also names it
+// bos_token, which is not taken as a BOS: it ends a text).
 inline constexpr std::string_view kBosSpellings[] = {
     "<s>", "<bos>", "<|begin_of_text|>",
     "<\xEF\xBD\x9C"
     "begin\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>",
     "<BOS_TOKEN>"};
 inline constexpr std::string_view kEosSpellings[] = {
-    "</s>", "<eos>", "<|end_of_text|>",
+    "</s>",
+    "<eos>",
+    "<|end_of_text|>",
     "<\xEF\xBD\x9C"
     "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>",
-    "<EOS_TOKEN>"};
+    "<EOS_TOKEN>",
+    "<EOT>"};
 
 // The first of `spellings` that is a special token of `specials` (`specials.all`). (Inline: the
 // loaders' libraries sit below the one of tokenizer.cc.)

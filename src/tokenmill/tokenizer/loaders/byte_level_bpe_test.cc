@@ -931,6 +931,15 @@ TEST(BpeTokenizerJsonTest, BeginAndEndOfSequenceOfEachFamily) {
   EXPECT_EQ((*t)->specials().bos, 300u);
   EXPECT_EQ((*t)->specials().eos, 301u);
 
+  auto claude = SmallTokenizerJson({});
+  claude["added_tokens"] = {added(300, "<EOT>", true), added(301, "<META>", true),
+                            added(302, "<SOS>", true)};
+  t = FromJson(claude);
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  EXPECT_EQ((*t)->specials().eos, 300u);
+  EXPECT_FALSE((*t)->specials().bos.has_value());
+  EXPECT_FALSE((*t)->specials().eod.has_value());
+
   auto qwen = SmallTokenizerJson({});
   qwen["added_tokens"] = {added(300, "<|endoftext|>", true), added(301, "<|im_end|>", true),
                           added(302, "<s>", false)};
