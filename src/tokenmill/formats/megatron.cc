@@ -38,16 +38,21 @@ std::string_view MegatronDTypeName(uint8_t code) {
   return code < std::size(kNames) ? kNames[code] : kNames[0];
 }
 
-std::string EncodeMegatronIndex(MegatronDType dtype, const std::vector<int32_t>& lengths,
-                                const std::vector<int64_t>& document_indices) {
-  const uint64_t item = MegatronDTypeSize(static_cast<uint8_t>(dtype));
+std::string EncodeMegatronIndexHeader(MegatronDType dtype, uint64_t sequences, uint64_t documents) {
   std::string out;
-  out.reserve(kMegatronIndexHeaderBytes + 12 * lengths.size() + 8 * document_indices.size());
   out.append(kMegatronIndexMagic);
   PutFixedLE<uint64_t>(&out, kMegatronIndexVersion);
   out.push_back(static_cast<char>(dtype));
-  PutFixedLE<uint64_t>(&out, lengths.size());
-  PutFixedLE<uint64_t>(&out, document_indices.size());
+  PutFixedLE<uint64_t>(&out, sequences);
+  PutFixedLE<uint64_t>(&out, documents);
+  return out;
+}
+
+std::string EncodeMegatronIndex(MegatronDType dtype, const std::vector<int32_t>& lengths,
+                                const std::vector<int64_t>& document_indices) {
+  const uint64_t item = MegatronDTypeSize(static_cast<uint8_t>(dtype));
+  std::string out = EncodeMegatronIndexHeader(dtype, lengths.size(), document_indices.size());
+  out.reserve(kMegatronIndexHeaderBytes + 12 * lengths.size() + 8 * document_indices.size());
   for (int32_t len : lengths) PutFixedLE<int32_t>(&out, len);
   int64_t pointer = 0;
   for (int32_t len : lengths) {

@@ -52,6 +52,9 @@ struct MegatronIndex {
   uint64_t total_tokens = 0;               // sum of sequence_lengths
 };
 
+// The 34-byte header of an index of `sequences` sequences and `documents` document indices.
+std::string EncodeMegatronIndexHeader(MegatronDType dtype, uint64_t sequences, uint64_t documents);
+
 // Serializes an index; the pointers are computed from the lengths (contiguous from 0).
 std::string EncodeMegatronIndex(MegatronDType dtype, const std::vector<int32_t>& lengths,
                                 const std::vector<int64_t>& document_indices);

@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tokenmill/base/sha256.h"
@@ -114,13 +117,58 @@ TEST(MegatronMerge, Errors) {
   EXPECT_TRUE(
       MergeMegatron({dir.Join("absent")}, dir.Join("out")).status().Is(StatusCode::kNotFound));
 
-  // A damaged part is refused before anything is written; an existing output stays untouched.
+  // A damaged part is refused, after a good one too: an existing output stays untouched, and
+  // the merge's scratch files go.
   testing::WriteFile(dir.Join("out.bin"), "keep");
+  std::vector<std::string> good = WritePart(dir, 2, 50257, {Gpt({4, 5, 6})}, 1 << 20);
   std::string bin = ReadAll(narrow[0] + ".bin");
   testing::WriteFile(narrow[0] + ".bin", bin + "x");
-  auto damaged = MergeMegatron({narrow[0]}, dir.Join("out"));
-  EXPECT_TRUE(damaged.status().Is(StatusCode::kDataLoss));
-  EXPECT_EQ(ReadAll(dir.Join("out.bin")), "keep");
+  for (const auto& parts : {std::vector<std::string>{narrow[0]}, {good[0], narrow[0]}}) {
+    auto damaged = MergeMegatron(parts, dir.Join("out"));
+    EXPECT_TRUE(damaged.status().Is(StatusCode::kDataLoss)) << damaged.status().ToString();
+    EXPECT_NE(damaged.status().message().find(narrow[0] + ".idx"), std::string::npos)
+        << damaged.status().ToString();
+    EXPECT_EQ(ReadAll(dir.Join("out.bin")), "keep");
+    EXPECT_FALSE(std::filesystem::exists(dir.Join("out.idx")));
+    for (const auto& e : std::filesystem::directory_iterator(dir.path())) {
+      EXPECT_EQ(e.path().filename().string().find(".merging"), std::string::npos) << e.path();
+    }
+  }
+}
+
+// Parts read through another opener (a bucket's, in finalize): each file once, front to back.
+TEST(MegatronMerge, ReadsEachPartOnceFrontToBackThroughItsOpener) {
+  TempDir dir;
+  std::vector<Example> docs = testing::GptDocuments(40, 30, 50257, 50256, 13);
+  std::vector<std::string> prefixes = WritePart(dir, 0, 50257, docs, 300);
+  ASSERT_GT(prefixes.size(), 2u);
+  std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>> reads;  // (offset, bytes)
+  const SourceOpener open = [&](const std::string& path) -> StatusOr<ByteSource> {
+    TM_ASSIGN_OR_RETURN(ByteSource local, LocalFileSource(path));
+    ByteSource source = local;
+    source.read_at = [&reads, path, local](uint64_t offset,
+                                           uint64_t length) -> StatusOr<std::string> {
+      TM_ASSIGN_OR_RETURN(std::string bytes, local.read_at(offset, length));
+      reads[path].emplace_back(offset, bytes.size());
+      return bytes;
+    };
+    return source;
+  };
+  auto merged = MergeMegatron(prefixes, dir.Join("m"), open);
+  ASSERT_TRUE(merged.ok()) << merged.status().ToString();
+  auto plain = MergeMegatron(prefixes, dir.Join("p"));
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(ReadAll(dir.Join("m.bin")), ReadAll(dir.Join("p.bin")));
+  EXPECT_EQ(ReadAll(dir.Join("m.idx")), ReadAll(dir.Join("p.idx")));
+  EXPECT_EQ(reads.size(), 2 * prefixes.size());
+  for (const auto& [path, list] : reads) {
+    uint64_t next = 0;
+    for (const auto& [offset, bytes] : list) {
+      EXPECT_EQ(offset, next) << path;
+      next = offset + bytes;
+    }
+    EXPECT_EQ(next, std::filesystem::file_size(path)) << path;
+  }
 }
 
 }  // namespace
