@@ -103,7 +103,7 @@ class ScratchFolder {
 // and the merged files are published only if every shard matches.
 Status MergeShards(Storage& output, const std::string& output_path,
                    const std::vector<std::string>& prefixes,
-                   const std::map<std::string, const ShardEntry*>& shards, bool verify) {
+                   const std::map<std::string, ShardEntry>& shards, bool verify) {
   struct Check {
     Sha256 hash;
     uint64_t next = 0;  // bytes hashed, from the start
@@ -115,7 +115,7 @@ Status MergeShards(Storage& output, const std::string& output_path,
     Check* check = verify ? &checks[url] : nullptr;
     ByteSource source;
     source.name = url;
-    source.size = shard->second->bytes;
+    source.size = shard->second.bytes;
     source.read_at = [&output, url, check](uint64_t offset,
                                            uint64_t length) -> StatusOr<std::string> {
       TM_ASSIGN_OR_RETURN(std::string bytes, output.Read(url, offset, length));
@@ -134,11 +134,11 @@ Status MergeShards(Storage& output, const std::string& output_path,
     for (const auto& [url, shard] : shards) {
       auto check = checks.find(url);
       if (check == checks.end()) {  // not part of a prefix: checked on its own
-        TM_RETURN_IF_ERROR(VerifyShard(output, url, *shard, shard->bytes, true));
-      } else if (check->second.next != shard->bytes) {
+        TM_RETURN_IF_ERROR(VerifyShard(output, url, shard, shard.bytes, true));
+      } else if (check->second.next != shard.bytes) {
         return Status::Internal("merge: " + url + " was not read front to back");
       } else {
-        TM_RETURN_IF_ERROR(CheckSha256(url, check->second.hash, *shard));
+        TM_RETURN_IF_ERROR(CheckSha256(url, check->second.hash, shard));
       }
     }
   }
@@ -225,16 +225,14 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
         "; run more workers (`tokenmill work " + store_location + "`) and finalize again");
   }
 
-  // The records, several reads at a time, and the shards' sizes from one listing of the output
-  // (a request per thousand shards on a bucket, not one per shard).
+  // The shards' sizes from one listing of the output (a request per thousand shards on a bucket,
+  // not one per shard), then the records, several reads at a time.
   std::vector<uint64_t> tasks;
   std::vector<std::string> urls;
   for (const auto& [t, url] : done_urls) {
     tasks.push_back(t);
     urls.push_back(url);
   }
-  TM_ASSIGN_OR_RETURN(std::vector<DoneRecord> records,
-                      ReadDoneRecords(*store, urls, StoreRequestParallelism(store_location)));
   TM_ASSIGN_OR_RETURN(auto listed, output->List(JoinPath(spec.output.path, kShardPrefix)));
   std::map<std::string, uint64_t> listed_sizes;
   for (const ObjectInfo& o : listed) listed_sizes.emplace(o.url, o.size);
@@ -246,11 +244,22 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
   // --merge reads every shard once, and checks it on the way with --verify (not a read to check
   // it and one to merge it); the merged prefix is published before the manifest.
   const bool merge = options.merge && spec.output.format == OutputFormat::kMegatron;
-  std::map<std::string, const ShardEntry*> merge_shards;  // by URL
+  std::map<std::string, ShardEntry> merge_shards;  // by URL
+  // A thousand records at a time: a record's content statistics (about 13 KB) are summed and
+  // dropped, so memory does not grow with the number of tasks but with their shard lists.
+  constexpr size_t kRecordsAtOnce = 1024;
+  std::vector<DoneRecord> records;
   for (size_t i = 0; i < tasks.size(); ++i) {
+    if (i % kRecordsAtOnce == 0) {
+      const size_t end = std::min(tasks.size(), i + kRecordsAtOnce);
+      const std::vector<std::string> batch(urls.begin() + static_cast<std::ptrdiff_t>(i),
+                                           urls.begin() + static_cast<std::ptrdiff_t>(end));
+      TM_ASSIGN_OR_RETURN(records,
+                          ReadDoneRecords(*store, batch, StoreRequestParallelism(store_location)));
+    }
     const uint64_t t = tasks[i];
     const std::string& url = urls[i];
-    const DoneRecord& rec = records[i];
+    const DoneRecord& rec = records[i % kRecordsAtOnce];
     if (rec.task != t) return Status::DataLoss(url + " records task " + std::to_string(rec.task));
     TM_RETURN_IF_ERROR(CheckDoneRecordInJob(rec, t, url));
     for (const auto& shard : rec.shards) {
@@ -260,7 +269,7 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
           VerifyShard(*output, shard_url, shard,
                       size == listed_sizes.end() ? std::nullopt : std::optional(size->second),
                       options.verify && !merge));
-      if (merge) merge_shards.emplace(shard_url, &shard);
+      if (merge) merge_shards.emplace(shard_url, shard);
       shards.push_back({{"name", shard.name},
                         {"task", t},
                         {"bytes", shard.bytes},

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "tokenmill/job/content_stats.h"
 #include "tokenmill/job/job_spec.h"
+#include "tokenmill/job/job_status.h"
 #include "tokenmill/job/planner.h"
 #include "tokenmill/job/worker.h"
 #include "tokenmill/storage/storage.h"
@@ -226,6 +228,41 @@ INSTANTIATE_TEST_SUITE_P(PathOrUrl, FinalizeMergeTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& info) {
                            return info.param ? "Url" : "Path";
                          });
+
+// More tasks than finalize and `status` read at once (1,024): every record is counted once, its
+// shards listed and its content summed, across the batches.
+TEST(FinalizeManyTasksTest, EveryRecordCountsOnceAcrossBatches) {
+  constexpr int kTasks = 1100;
+  testing::TempDir tmp("tm_finalize_many");
+  const std::string dir = tmp.path();
+  auto spec = ParseJobSpec(testing::SmallElectraJob(dir, kTasks, 3), "job.toml");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  auto plan = PlanJob(*spec, {});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  ASSERT_EQ(plan->job.task_count, uint64_t{kTasks});
+  WorkerOptions options;
+  options.store = plan->store;
+  options.threads = 1;
+  options.scratch_dir = dir + "/scratch";
+  auto worker = RunWorker(options);
+  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
+  auto result = FinalizeJob(plan->store, {});
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_EQ(result->shards, uint64_t{kTasks});
+  EXPECT_EQ(result->totals.documents, uint64_t{kTasks});
+  EXPECT_EQ(result->totals.lines, uint64_t{3 * kTasks});
+  EXPECT_EQ(result->content.tasks, uint64_t{kTasks});
+  EXPECT_EQ(result->content.histogram(kLineChars).count(), uint64_t{3 * kTasks});
+  auto storage = StorageFor(plan->store);
+  ASSERT_TRUE(storage.ok());
+  StatusReader reader(*storage, plan->store);
+  auto status = reader.Read();
+  ASSERT_TRUE(status.ok()) << status.status().ToString();
+  EXPECT_TRUE(status->complete);
+  EXPECT_EQ(status->shards.size(), size_t{kTasks});
+  EXPECT_EQ(status->stats.documents, uint64_t{kTasks});
+  EXPECT_EQ(status->content, result->content);
+}
 
 }  // namespace
 }  // namespace tokenmill

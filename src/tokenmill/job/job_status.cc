@@ -97,16 +97,24 @@ StatusOr<JobStatus> StatusReader::Read() {
       new_urls.push_back(o.url);
     }
   }
-  // Done records never change: only the new ones are read, several at a time.
-  TM_ASSIGN_OR_RETURN(std::vector<DoneRecord> new_records,
-                      ReadDoneRecords(*store_, new_urls, StoreRequestParallelism(paths_.root())));
-  for (size_t i = 0; i < new_tasks.size(); ++i) {
-    content_.Add(new_records[i].content);
-    // Kept once per id, not per record: the records' copies are not needed again.
-    for (auto& [id, label] : new_records[i].token_labels)
-      token_labels_.emplace(id, std::move(label));
-    new_records[i].token_labels.clear();
-    done_[new_tasks[i]] = std::move(new_records[i]);
+  // Done records never change: only the new ones are read, several at a time, a thousand at a
+  // time at most: each one's content statistics (about 13 KB) are summed, then dropped, and its
+  // labels kept once per id, not per record.
+  constexpr size_t kRecordsAtOnce = 1024;
+  for (size_t first = 0; first < new_tasks.size(); first += kRecordsAtOnce) {
+    const size_t end = std::min(new_tasks.size(), first + kRecordsAtOnce);
+    const std::vector<std::string> batch(new_urls.begin() + static_cast<std::ptrdiff_t>(first),
+                                         new_urls.begin() + static_cast<std::ptrdiff_t>(end));
+    TM_ASSIGN_OR_RETURN(std::vector<DoneRecord> records,
+                        ReadDoneRecords(*store_, batch, StoreRequestParallelism(paths_.root())));
+    for (size_t i = first; i < end; ++i) {
+      DoneRecord& record = records[i - first];
+      content_.Add(record.content);
+      record.content = ContentStats();
+      for (auto& [id, label] : record.token_labels) token_labels_.emplace(id, std::move(label));
+      record.token_labels.clear();
+      done_[new_tasks[i]] = std::move(record);
+    }
   }
   int64_t last_finish = 0;
   for (uint64_t t : done) {
