@@ -245,21 +245,11 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
   // it and one to merge it); the merged prefix is published before the manifest.
   const bool merge = options.merge && spec.output.format == OutputFormat::kMegatron;
   std::map<std::string, ShardEntry> merge_shards;  // by URL
-  // A thousand records at a time: a record's content statistics (about 13 KB) are summed and
-  // dropped, so memory does not grow with the number of tasks but with their shard lists.
-  constexpr size_t kRecordsAtOnce = 1024;
-  std::vector<DoneRecord> records;
-  for (size_t i = 0; i < tasks.size(); ++i) {
-    if (i % kRecordsAtOnce == 0) {
-      const size_t end = std::min(tasks.size(), i + kRecordsAtOnce);
-      const std::vector<std::string> batch(urls.begin() + static_cast<std::ptrdiff_t>(i),
-                                           urls.begin() + static_cast<std::ptrdiff_t>(end));
-      TM_ASSIGN_OR_RETURN(records,
-                          ReadDoneRecords(*store, batch, StoreRequestParallelism(store_location)));
-    }
+  // A record's content statistics are summed as it is read, not kept: memory grows with the
+  // tasks' shard lists, not with their records.
+  auto add_record = [&](size_t i, DoneRecord& rec) -> Status {
     const uint64_t t = tasks[i];
     const std::string& url = urls[i];
-    const DoneRecord& rec = records[i % kRecordsAtOnce];
     if (rec.task != t) return Status::DataLoss(url + " records task " + std::to_string(rec.task));
     TM_RETURN_IF_ERROR(CheckDoneRecordInJob(rec, t, url));
     for (const auto& shard : rec.shards) {
@@ -285,7 +275,10 @@ StatusOr<FinalizeResult> FinalizeJob(const std::string& store_location,
     }
     result.totals += rec.stats;
     content.Add(rec.content);
-  }
+    return Status::Ok();
+  };
+  TM_RETURN_IF_ERROR(
+      ForEachDoneRecord(*store, urls, StoreRequestParallelism(store_location), add_record));
   result.content = content.Total();
   if (merge) {
     TM_RETURN_IF_ERROR(

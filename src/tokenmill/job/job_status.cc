@@ -41,26 +41,29 @@ std::string FormatCount(double v) {
 
 }  // namespace
 
-StatusOr<std::vector<DoneRecord>> ReadDoneRecords(Storage& store,
-                                                  const std::vector<std::string>& urls,
-                                                  int parallelism) {
-  std::vector<StatusOr<DoneRecord>> read(urls.size(), Status::Internal("not read"));
-  ParallelFor(urls.size(), parallelism, [&](size_t i) {
-    StatusOr<std::string> data = store.Read(urls[i]);
-    if (!data.ok()) {
-      read[i] = data.status();
-      return;
+Status ForEachDoneRecord(Storage& store, const std::vector<std::string>& urls, int parallelism,
+                         const std::function<Status(size_t, DoneRecord&)>& fn) {
+  constexpr size_t kAtOnce = 1024;
+  std::vector<StatusOr<DoneRecord>> read;
+  for (size_t first = 0; first < urls.size(); first += kAtOnce) {
+    const size_t count = std::min(kAtOnce, urls.size() - first);
+    read.assign(count, Status::Internal("not read"));
+    ParallelFor(count, parallelism, [&](size_t k) {
+      const std::string& url = urls[first + k];
+      StatusOr<std::string> data = store.Read(url);
+      if (!data.ok()) {
+        read[k] = data.status();
+        return;
+      }
+      read[k] = DoneRecordFromJson(*data);
+      if (!read[k].ok()) read[k] = read[k].status().WithContext(url);
+    });
+    for (size_t k = 0; k < count; ++k) {
+      if (!read[k].ok()) return read[k].status();
+      TM_RETURN_IF_ERROR(fn(first + k, *read[k]));
     }
-    read[i] = DoneRecordFromJson(*data);
-    if (!read[i].ok()) read[i] = read[i].status().WithContext(urls[i]);
-  });
-  std::vector<DoneRecord> records;
-  records.reserve(urls.size());
-  for (auto& r : read) {
-    if (!r.ok()) return r.status();
-    records.push_back(std::move(r).value());
   }
-  return records;
+  return Status::Ok();
 }
 
 int StoreRequestParallelism(std::string_view location) { return IsUrl(location) ? 32 : 4; }
@@ -97,25 +100,19 @@ StatusOr<JobStatus> StatusReader::Read() {
       new_urls.push_back(o.url);
     }
   }
-  // Done records never change: only the new ones are read, several at a time, a thousand at a
-  // time at most: each one's content statistics (about 13 KB) are summed, then dropped, and its
-  // labels kept once per id, not per record.
-  constexpr size_t kRecordsAtOnce = 1024;
-  for (size_t first = 0; first < new_tasks.size(); first += kRecordsAtOnce) {
-    const size_t end = std::min(new_tasks.size(), first + kRecordsAtOnce);
-    const std::vector<std::string> batch(new_urls.begin() + static_cast<std::ptrdiff_t>(first),
-                                         new_urls.begin() + static_cast<std::ptrdiff_t>(end));
-    TM_ASSIGN_OR_RETURN(std::vector<DoneRecord> records,
-                        ReadDoneRecords(*store_, batch, StoreRequestParallelism(paths_.root())));
-    for (size_t i = first; i < end; ++i) {
-      DoneRecord& record = records[i - first];
-      content_.Add(record.content);
-      record.content = ContentStats();
-      for (auto& [id, label] : record.token_labels) token_labels_.emplace(id, std::move(label));
-      record.token_labels.clear();
-      done_[new_tasks[i]] = std::move(record);
-    }
-  }
+  // Done records never change: only the new ones are read, several at a time. Each one's content
+  // statistics are summed, then dropped, and its labels kept once per id, not per record.
+  TM_RETURN_IF_ERROR(ForEachDoneRecord(*store_, new_urls, StoreRequestParallelism(paths_.root()),
+                                       [&](size_t i, DoneRecord& record) {
+                                         content_.Add(record.content);
+                                         record.content = ContentStats();
+                                         for (auto& [id, label] : record.token_labels) {
+                                           token_labels_.emplace(id, std::move(label));
+                                         }
+                                         record.token_labels.clear();
+                                         done_[new_tasks[i]] = std::move(record);
+                                         return Status::Ok();
+                                       }));
   int64_t last_finish = 0;
   for (uint64_t t : done) {
     st.stats += done_[t].stats;

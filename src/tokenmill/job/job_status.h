@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -67,11 +68,12 @@ struct JobStatus {
 };
 
 // Reads and parses the done records at `urls`, `parallelism` reads at a time (an object store
-// answers each in tens of milliseconds: one at a time, 10,000 tasks would take minutes); the
-// records come back in the order of `urls`, and the first error in that order names its url.
-StatusOr<std::vector<DoneRecord>> ReadDoneRecords(Storage& store,
-                                                  const std::vector<std::string>& urls,
-                                                  int parallelism);
+// answers each in tens of milliseconds: one at a time, 10,000 tasks would take minutes), and calls
+// fn(i, record) for urls[i], in the order of `urls`. At most 1,024 records are held at once (each
+// carries its task's content statistics, about 13 KB): fn may move from its record. Stops at the
+// first error, of a read (naming its url) or of fn, in that order.
+Status ForEachDoneRecord(Storage& store, const std::vector<std::string>& urls, int parallelism,
+                         const std::function<Status(size_t, DoneRecord&)>& fn);
 // How many independent requests (reads of records, deletes) to make at a time on a store at
 // `location`: 32 for a bucket, 4 for a folder.
 int StoreRequestParallelism(std::string_view location);
