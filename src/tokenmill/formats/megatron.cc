@@ -1,9 +1,11 @@
 #include "tokenmill/formats/megatron.h"
 
+#include <algorithm>
 #include <limits>
 #include <utility>
 
 #include "tokenmill/base/endian.h"
+#include "tokenmill/formats/byte_source.h"
 #include "tokenmill/formats/rolling_shard_writer.h"
 #include "tokenmill/formats/token_array.h"
 
@@ -63,95 +65,143 @@ std::string EncodeMegatronIndex(MegatronDType dtype, const std::vector<int32_t>&
   return out;
 }
 
-StatusOr<MegatronIndex> ParseMegatronIndex(std::string_view data, const std::string& name,
-                                           std::optional<uint64_t> bin_size) {
+StatusOr<MegatronIndexSummary> CheckMegatronIndex(const ByteSource& idx,
+                                                  std::optional<uint64_t> bin_size) {
+  const std::string& name = idx.name;
   auto corrupt = [&](uint64_t offset, const std::string& what) {
     return Status::DataLoss(name + ": corrupt Megatron index at byte offset " +
                             std::to_string(offset) + ": " + what);
   };
-  if (data.size() < kMegatronIndexHeaderBytes) {
-    return corrupt(data.size(), "the file has " + std::to_string(data.size()) +
-                                    " bytes, shorter than the 34-byte header");
+  const uint64_t size = idx.size;
+  if (size < kMegatronIndexHeaderBytes) {
+    return corrupt(
+        size, "the file has " + std::to_string(size) + " bytes, shorter than the 34-byte header");
   }
-  if (data.substr(0, 9) != kMegatronIndexMagic) {
+  SourceReader head_reader(idx, 0, kMegatronIndexHeaderBytes);
+  std::string_view head;
+  TM_ASSIGN_OR_RETURN(bool got_head, head_reader.Read(kMegatronIndexHeaderBytes, &head));
+  if (!got_head) return corrupt(0, "the header could not be read");
+  if (head.substr(0, 9) != kMegatronIndexMagic) {
     return corrupt(0, "bad magic (expected \"MMIDIDX\\0\\0\"); is this a Megatron .idx file?");
   }
-  const uint64_t version = GetFixedLE<uint64_t>(data.data() + 9);
+  const uint64_t version = GetFixedLE<uint64_t>(head.data() + 9);
   if (version != kMegatronIndexVersion) {
     return corrupt(9, "unsupported version " + std::to_string(version) + " (expected 1)");
   }
-  MegatronIndex index;
-  index.dtype = static_cast<uint8_t>(data[17]);
-  const uint64_t item = MegatronDTypeSize(index.dtype);
-  if (item == 0) return corrupt(17, "unknown dtype code " + std::to_string(index.dtype));
-  const uint64_t n = GetFixedLE<uint64_t>(data.data() + 18);
-  const uint64_t d = GetFixedLE<uint64_t>(data.data() + 26);
-  const uint64_t body = data.size() - kMegatronIndexHeaderBytes;
+  MegatronIndexSummary summary;
+  summary.dtype = static_cast<uint8_t>(head[17]);
+  const uint64_t item = MegatronDTypeSize(summary.dtype);
+  if (item == 0) return corrupt(17, "unknown dtype code " + std::to_string(summary.dtype));
+  const uint64_t n = GetFixedLE<uint64_t>(head.data() + 18);
+  const uint64_t d = GetFixedLE<uint64_t>(head.data() + 26);
+  const uint64_t body = size - kMegatronIndexHeaderBytes;
   // Overflow-safe: n * 12 + d * 8 == body.
   if (n > body / 12 || d > (body - n * 12) / 8 || n * 12 + d * 8 != body) {
     std::string what = "sequence count " + std::to_string(n) + " and document-index count " +
-                       std::to_string(d) + " do not match the file size " +
-                       std::to_string(data.size());
+                       std::to_string(d) + " do not match the file size " + std::to_string(size);
     if (n <= body / 12 && d <= (body - n * 12) / 8 && body - n * 12 - d * 8 == n) {
       what += " (it has one extra byte per sequence: multimodal indexes are not supported)";
     }
     return corrupt(18, what);
   }
   if (d == 0) return corrupt(26, "no document indices (there must be at least the leading 0)");
+  summary.sequences = n;
+  summary.document_indices = d;
 
-  const char* lengths = data.data() + kMegatronIndexHeaderBytes;
-  const char* pointers = lengths + 4 * n;
-  const char* documents = pointers + 8 * n;
-  index.sequence_lengths.resize(n);
-  index.sequence_pointers.resize(n);
-  index.document_indices.resize(d);
-  uint64_t expected_pointer = 0;  // stays below 2^63 + 2^34: no overflow
-  for (uint64_t i = 0; i < n; ++i) {
-    const int32_t len = GetFixedLE<int32_t>(lengths + 4 * i);
-    const int64_t ptr = GetFixedLE<int64_t>(pointers + 8 * i);
-    if (len < 0) {
-      return corrupt(
-          kMegatronIndexHeaderBytes + 4 * i,
-          "sequence " + std::to_string(i) + " has negative length " + std::to_string(len));
-    }
-    if (ptr < 0 || static_cast<uint64_t>(ptr) != expected_pointer) {
-      return corrupt(kMegatronIndexHeaderBytes + 4 * n + 8 * i,
-                     "sequence " + std::to_string(i) + " starts at byte " + std::to_string(ptr) +
-                         " of the .bin, expected " + std::to_string(expected_pointer) +
-                         " (pointers must follow the lengths)");
-    }
-    index.sequence_lengths[i] = len;
-    index.sequence_pointers[i] = ptr;
-    index.total_tokens += static_cast<uint64_t>(len);
-    expected_pointer += static_cast<uint64_t>(len) * item;
-  }
+  // The sections, a block of entries at a time, each through its own buffer of 1 MiB (a read of
+  // an object in a bucket is a request: a few large ones, not many small ones).
+  constexpr uint64_t kBlock = 16384;
+  constexpr size_t kBuffer = size_t{1} << 20;
+  const uint64_t pointers_offset = kMegatronIndexHeaderBytes + 4 * n;
   const uint64_t documents_offset = kMegatronIndexHeaderBytes + 12 * n;
-  for (uint64_t j = 0; j < d; ++j) {
-    const int64_t v = GetFixedLE<int64_t>(documents + 8 * j);
-    const int64_t previous = j == 0 ? 0 : index.document_indices[j - 1];
-    if (j == 0 && v != 0) {
-      return corrupt(documents_offset,
-                     "the first document index is " + std::to_string(v) + ", expected 0");
+  SourceReader lengths(idx, kMegatronIndexHeaderBytes, kBuffer);
+  SourceReader pointers(idx, pointers_offset, kBuffer);
+  auto read = [&](SourceReader& reader, uint64_t bytes, std::string_view* out) -> Status {
+    TM_ASSIGN_OR_RETURN(bool got, reader.Read(bytes, out));
+    return got ? Status::Ok() : corrupt(reader.position(), "the file ended early");
+  };
+  uint64_t expected_pointer = 0;  // stays below 2^63 + 2^34: no overflow
+  for (uint64_t first = 0; first < n; first += kBlock) {
+    const uint64_t count = std::min(kBlock, n - first);
+    std::string_view len_bytes, ptr_bytes;
+    TM_RETURN_IF_ERROR(read(lengths, 4 * count, &len_bytes));
+    TM_RETURN_IF_ERROR(read(pointers, 8 * count, &ptr_bytes));
+    for (uint64_t k = 0; k < count; ++k) {
+      const uint64_t i = first + k;
+      const int32_t len = GetFixedLE<int32_t>(len_bytes.data() + 4 * k);
+      const int64_t ptr = GetFixedLE<int64_t>(ptr_bytes.data() + 8 * k);
+      if (len < 0) {
+        return corrupt(
+            kMegatronIndexHeaderBytes + 4 * i,
+            "sequence " + std::to_string(i) + " has negative length " + std::to_string(len));
+      }
+      if (ptr < 0 || static_cast<uint64_t>(ptr) != expected_pointer) {
+        return corrupt(pointers_offset + 8 * i,
+                       "sequence " + std::to_string(i) + " starts at byte " + std::to_string(ptr) +
+                           " of the .bin, expected " + std::to_string(expected_pointer) +
+                           " (pointers must follow the lengths)");
+      }
+      summary.total_tokens += static_cast<uint64_t>(len);
+      expected_pointer += static_cast<uint64_t>(len) * item;
     }
-    if (v < previous || static_cast<uint64_t>(v) > n) {
-      return corrupt(documents_offset + 8 * j,
-                     "document index " + std::to_string(j) + " is " + std::to_string(v) +
-                         " (indices must not decrease and must stay within the " +
-                         std::to_string(n) + " sequences)");
-    }
-    index.document_indices[j] = v;
   }
-  if (static_cast<uint64_t>(index.document_indices.back()) != n) {
+  SourceReader documents(idx, documents_offset, kBuffer);
+  int64_t previous = 0;
+  for (uint64_t first = 0; first < d; first += kBlock) {
+    const uint64_t count = std::min(kBlock, d - first);
+    std::string_view doc_bytes;
+    TM_RETURN_IF_ERROR(read(documents, 8 * count, &doc_bytes));
+    for (uint64_t k = 0; k < count; ++k) {
+      const uint64_t j = first + k;
+      const int64_t v = GetFixedLE<int64_t>(doc_bytes.data() + 8 * k);
+      if (j == 0 && v != 0) {
+        return corrupt(documents_offset,
+                       "the first document index is " + std::to_string(v) + ", expected 0");
+      }
+      if (v < previous || static_cast<uint64_t>(v) > n) {
+        return corrupt(documents_offset + 8 * j,
+                       "document index " + std::to_string(j) + " is " + std::to_string(v) +
+                           " (indices must not decrease and must stay within the " +
+                           std::to_string(n) + " sequences)");
+      }
+      previous = v;
+    }
+  }
+  if (static_cast<uint64_t>(previous) != n) {
     return corrupt(documents_offset + 8 * (d - 1),
-                   "the last document index is " + std::to_string(index.document_indices.back()) +
+                   "the last document index is " + std::to_string(previous) +
                        ", expected the sequence count " + std::to_string(n));
   }
   if (bin_size.has_value() && *bin_size != expected_pointer) {
     return Status::DataLoss(name + ": the .bin beside this index has " + std::to_string(*bin_size) +
                             " bytes, the index describes " + std::to_string(expected_pointer) +
-                            " (" + std::to_string(index.total_tokens) + " tokens of " +
-                            std::string(MegatronDTypeName(index.dtype)) +
+                            " (" + std::to_string(summary.total_tokens) + " tokens of " +
+                            std::string(MegatronDTypeName(summary.dtype)) +
                             "); the pair is damaged or mismatched");
+  }
+  return summary;
+}
+
+StatusOr<MegatronIndex> ParseMegatronIndex(std::string_view data, const std::string& name,
+                                           std::optional<uint64_t> bin_size) {
+  TM_ASSIGN_OR_RETURN(MegatronIndexSummary summary,
+                      CheckMegatronIndex(MemorySource(name, data), bin_size));
+  MegatronIndex index;
+  index.dtype = summary.dtype;
+  index.total_tokens = summary.total_tokens;
+  const uint64_t n = summary.sequences;
+  const char* lengths = data.data() + kMegatronIndexHeaderBytes;
+  const char* pointers = lengths + 4 * n;
+  const char* documents = pointers + 8 * n;
+  index.sequence_lengths.resize(n);
+  index.sequence_pointers.resize(n);
+  index.document_indices.resize(summary.document_indices);
+  for (uint64_t i = 0; i < n; ++i) {
+    index.sequence_lengths[i] = GetFixedLE<int32_t>(lengths + 4 * i);
+    index.sequence_pointers[i] = GetFixedLE<int64_t>(pointers + 8 * i);
+  }
+  for (uint64_t j = 0; j < summary.document_indices; ++j) {
+    index.document_indices[j] = GetFixedLE<int64_t>(documents + 8 * j);
   }
   return index;
 }

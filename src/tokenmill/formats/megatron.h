@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "tokenmill/base/status.h"
+#include "tokenmill/formats/byte_source.h"
 #include "tokenmill/formats/shard_writer.h"
 
 namespace tokenmill {
@@ -58,6 +59,20 @@ std::string EncodeMegatronIndexHeader(MegatronDType dtype, uint64_t sequences, u
 // Serializes an index; the pointers are computed from the lengths (contiguous from 0).
 std::string EncodeMegatronIndex(MegatronDType dtype, const std::vector<int32_t>& lengths,
                                 const std::vector<int64_t>& document_indices);
+
+// What CheckMegatronIndex finds in a valid index.
+struct MegatronIndexSummary {
+  uint8_t dtype = 0;
+  uint64_t sequences = 0;         // N
+  uint64_t document_indices = 0;  // D (the documents are D - 1)
+  uint64_t total_tokens = 0;      // sum of the sequence lengths
+};
+
+// Checks a .idx as ParseMegatronIndex does, with the same errors, reading it front to back
+// through three buffers of 1 MiB (lengths, pointers and document indices, each read in order):
+// memory does not grow with the index.
+StatusOr<MegatronIndexSummary> CheckMegatronIndex(const ByteSource& idx,
+                                                  std::optional<uint64_t> bin_size);
 
 // Parses and checks the bytes of a .idx: magic, version, dtype code, counts that match the file
 // size exactly, non-negative lengths, pointers contiguous from 0, document indices starting at 0,

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -238,6 +239,70 @@ TEST(Megatron, ParseErrorsNameTheField) {
   auto reader =
       OpenMegatronShard(MemorySource("f.idx", float_idx), MemorySource("f.bin", float_bin));
   EXPECT_TRUE(reader.status().Is(StatusCode::kInvalidArgument));
+}
+
+// A large index (4 MB) is checked and read through reads of at most 1 MiB, never whole, across
+// the check's blocks (16,384 entries); corruption past the first block is named at its offset.
+TEST(Megatron, LargeIndexReadThroughBoundedBuffers) {
+  constexpr int32_t kSequences = 200000;
+  std::vector<int32_t> lengths;
+  std::vector<int64_t> documents = {0};
+  std::string bin;
+  for (int32_t i = 0; i < kSequences; ++i) {
+    lengths.push_back(i % 3);
+    for (int32_t k = 0; k < i % 3; ++k) {
+      bin.push_back(static_cast<char>(i % 251));
+      bin.push_back(0);
+    }
+    documents.push_back(i + 1);
+  }
+  const std::string idx = EncodeMegatronIndex(MegatronDType::kUint16, lengths, documents);
+  ASSERT_GT(idx.size(), uint64_t{4000000});
+  uint64_t largest_read = 0;
+  auto bounded = [&largest_read](ByteSource source) {
+    ReadAtFn read = source.read_at;
+    source.read_at = [read, &largest_read](uint64_t offset,
+                                           uint64_t length) -> StatusOr<std::string> {
+      largest_read = std::max(largest_read, length);
+      return read(offset, length);
+    };
+    return source;
+  };
+  auto reader =
+      OpenMegatronShard(bounded(MemorySource("big.idx", idx)), MemorySource("big.bin", bin));
+  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  EXPECT_EQ((*reader)->info().sequences, kSequences);
+  EXPECT_EQ((*reader)->info().documents, kSequences);
+  EXPECT_EQ((*reader)->info().tokens, static_cast<int64_t>(bin.size() / 2));
+  Status status;
+  std::vector<std::vector<uint32_t>> got = testing::ReadTokens(std::move(reader), &status);
+  ASSERT_TRUE(status.ok()) << status.ToString();
+  ASSERT_EQ(got.size(), size_t{kSequences});
+  for (int32_t i = 0; i < kSequences; ++i) {
+    ASSERT_EQ(got[i], std::vector<uint32_t>(i % 3, static_cast<uint32_t>(i % 251))) << i;
+  }
+  EXPECT_LE(largest_read, uint64_t{1} << 20);  // a buffer, not the file
+  EXPECT_LT(largest_read, idx.size() / 2);
+
+  // Sequence 150,000's pointer (tenth block) off by one; then document index 120,000.
+  std::string bad_pointer = idx;
+  const uint64_t pointer_at = 34 + 4 * uint64_t{kSequences} + 8 * 150000;
+  bad_pointer[pointer_at] = static_cast<char>(bad_pointer[pointer_at] + 1);
+  auto bad = OpenMegatronShard(MemorySource("big.idx", bad_pointer), MemorySource("big.bin", bin));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("byte offset " + std::to_string(pointer_at) +
+                                        ": sequence 150000 starts at byte"),
+            std::string::npos)
+      << bad.status().ToString();
+  std::string bad_document = idx;
+  const uint64_t document_at = 34 + 12 * uint64_t{kSequences} + 8 * 120000;
+  bad_document[document_at] = static_cast<char>(bad_document[document_at] - 7);
+  bad = OpenMegatronShard(MemorySource("big.idx", bad_document), MemorySource("big.bin", bin));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("byte offset " + std::to_string(document_at) +
+                                        ": document index 120000 is"),
+            std::string::npos)
+      << bad.status().ToString();
 }
 
 }  // namespace

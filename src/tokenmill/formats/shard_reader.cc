@@ -84,22 +84,24 @@ class TfRecordShardReader : public ShardReader {
 
 class MegatronShardReader : public ShardReader {
  public:
-  MegatronShardReader(ByteSource idx, ByteSource bin, MegatronIndex index, TokenEncoding encoding,
-                      const ShardReaderOptions& options)
+  // `summary`: CheckMegatronIndex of `idx` with the size of `bin`.
+  MegatronShardReader(ByteSource idx, ByteSource bin, const MegatronIndexSummary& summary,
+                      TokenEncoding encoding, const ShardReaderOptions& options)
       : idx_(std::move(idx)),
         bin_(std::move(bin)),
-        index_(std::move(index)),
+        sequences_(summary.sequences),
         encoding_(encoding),
         options_(options),
+        lengths_(idx_, kMegatronIndexHeaderBytes, kLengthsBuffer),
         in_(bin_) {
     info_.format = OutputFormat::kMegatron;
     info_.name = idx_.name;
     info_.bytes = idx_.size + bin_.size;
     info_.token_bytes = static_cast<uint32_t>(TokenEncodingSize(encoding));
-    info_.dtype = std::string(MegatronDTypeName(index_.dtype));
-    info_.sequences = static_cast<int64_t>(index_.sequence_lengths.size());
-    info_.documents = static_cast<int64_t>(index_.document_indices.size()) - 1;
-    info_.tokens = static_cast<int64_t>(index_.total_tokens);
+    info_.dtype = std::string(MegatronDTypeName(summary.dtype));
+    info_.sequences = static_cast<int64_t>(summary.sequences);
+    info_.documents = static_cast<int64_t>(summary.document_indices) - 1;
+    info_.tokens = static_cast<int64_t>(summary.total_tokens);
   }
 
   const ShardInfo& info() const override { return info_; }
@@ -107,9 +109,18 @@ class MegatronShardReader : public ShardReader {
   uint64_t record_offset() const override { return offset_; }
 
   StatusOr<bool> Next(Example* example) override {
-    if (next_ == index_.sequence_lengths.size()) return false;
-    const uint64_t length = static_cast<uint64_t>(index_.sequence_lengths[next_]);
-    offset_ = static_cast<uint64_t>(index_.sequence_pointers[next_]);
+    if (next_ == sequences_) return false;
+    // The lengths are read as the sequences are, through a bounded buffer; the pointers were
+    // checked to follow them, so a sequence starts where the one before it ended.
+    std::string_view length_bytes;
+    TM_ASSIGN_OR_RETURN(bool got_length, lengths_.Read(4, &length_bytes));
+    const int32_t signed_length = got_length ? GetFixedLE<int32_t>(length_bytes.data()) : -1;
+    if (signed_length < 0) {
+      return Status::DataLoss(idx_.name + ": the length of sequence " + std::to_string(next_) +
+                              " changed since the index was checked");
+    }
+    const auto length = static_cast<uint64_t>(signed_length);
+    offset_ = in_.position();
     std::string_view bytes;
     TM_ASSIGN_OR_RETURN(bool got, in_.Read(length * info_.token_bytes, &bytes));
     if (!got) {
@@ -134,11 +145,13 @@ class MegatronShardReader : public ShardReader {
   }
 
  private:
+  static constexpr size_t kLengthsBuffer = size_t{1} << 20;
   ByteSource idx_;
   ByteSource bin_;
-  MegatronIndex index_;
+  uint64_t sequences_;
   TokenEncoding encoding_;
   ShardReaderOptions options_;
+  SourceReader lengths_;  // over the index's lengths
   SourceReader in_;
   ShardInfo info_;
   ShardCounts counts_;
@@ -236,15 +249,11 @@ StatusOr<std::unique_ptr<ShardReader>> OpenTfRecordShard(ByteSource file,
 
 StatusOr<std::unique_ptr<ShardReader>> OpenMegatronShard(ByteSource idx, ByteSource bin,
                                                          const ShardReaderOptions& options) {
-  TM_ASSIGN_OR_RETURN(std::string idx_bytes, idx.read_at(0, idx.size));
-  if (idx_bytes.size() != idx.size) {
-    return Status::DataLoss(idx.name + ": read " + std::to_string(idx_bytes.size()) +
-                            " bytes, expected " + std::to_string(idx.size) +
-                            " (changed while being read?)");
-  }
-  TM_ASSIGN_OR_RETURN(MegatronIndex index, ParseMegatronIndex(idx_bytes, idx.name, bin.size));
+  // The index is checked whole first (memory: bounded buffers, not the index), then read again,
+  // its lengths only, as the sequences are.
+  TM_ASSIGN_OR_RETURN(MegatronIndexSummary summary, CheckMegatronIndex(idx, bin.size));
   TokenEncoding encoding;
-  switch (static_cast<MegatronDType>(index.dtype)) {
+  switch (static_cast<MegatronDType>(summary.dtype)) {
     case MegatronDType::kUint8:
       encoding = TokenEncoding::kUint8;
       break;
@@ -265,11 +274,11 @@ StatusOr<std::unique_ptr<ShardReader>> OpenMegatronShard(ByteSource idx, ByteSou
       break;
     default:
       return Status::InvalidArgument(idx.name + ": dtype " +
-                                     std::string(MegatronDTypeName(index.dtype)) +
+                                     std::string(MegatronDTypeName(summary.dtype)) +
                                      " holds no token ids (only integer dtypes can be read)");
   }
   return std::unique_ptr<ShardReader>(
-      new MegatronShardReader(std::move(idx), std::move(bin), std::move(index), encoding, options));
+      new MegatronShardReader(std::move(idx), std::move(bin), summary, encoding, options));
 }
 
 StatusOr<std::unique_ptr<ShardReader>> OpenLlmcShard(ByteSource file,

@@ -4,8 +4,9 @@
 // Token data inside a Megatron or llm.c .bin carries no checksum; a reader given vocab_size
 // rejects ids outside the vocabulary.
 //
-// Bytes come through ByteSource (byte_source.h), so shards may live anywhere. Memory: a bounded
-// read buffer plus the largest record; a Megatron .idx is held whole.
+// Bytes come through ByteSource (byte_source.h), so shards may live anywhere. Memory: bounded read
+// buffers plus the largest record; a Megatron .idx is checked whole when opened (through bounded
+// buffers, CheckMegatronIndex), then its lengths are read again as the sequences are.
 // Thread-safety: a reader is used by one thread.
 #pragma once
 
