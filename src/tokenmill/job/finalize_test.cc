@@ -25,6 +25,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A job planned and worked to its end by one worker of one thread.
+struct WorkedJob {
+  std::string store;
+  uint64_t task_count = 0;
+  uint64_t tasks_done = 0;
+};
+
+StatusOr<WorkedJob> PlanAndWork(const JobSpec& spec, const std::string& scratch_dir) {
+  TM_ASSIGN_OR_RETURN(PlanResult plan, PlanJob(spec, {}));
+  WorkerOptions options;
+  options.store = plan.store;
+  options.threads = 1;
+  options.scratch_dir = scratch_dir;
+  TM_ASSIGN_OR_RETURN(auto worker, RunWorker(options));
+  return WorkedJob{plan.store, plan.job.task_count, worker.tasks_done};
+}
+
 class FinalizeTest : public ::testing::Test {
  protected:
   static constexpr int kFiles = 6;  // one task each
@@ -34,17 +51,11 @@ class FinalizeTest : public ::testing::Test {
     auto spec = ParseJobSpec(toml, "job.toml");
     ASSERT_TRUE(spec.ok()) << spec.status().ToString();
     spec_ = *spec;
-    auto plan = PlanJob(*spec, {});
-    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-    ASSERT_EQ(plan->job.task_count, uint64_t{kFiles});
-    store_ = plan->store;
-    WorkerOptions options;
-    options.store = store_;
-    options.threads = 1;
-    options.scratch_dir = dir_ + "/scratch";
-    auto worker = RunWorker(options);
-    ASSERT_TRUE(worker.ok()) << worker.status().ToString();
-    ASSERT_EQ(worker->tasks_done, uint64_t{kFiles});
+    auto job = PlanAndWork(*spec, dir_ + "/scratch");
+    ASSERT_TRUE(job.ok()) << job.status().ToString();
+    ASSERT_EQ(job->task_count, uint64_t{kFiles});
+    ASSERT_EQ(job->tasks_done, uint64_t{kFiles});
+    store_ = job->store;
   }
 
   testing::TempDir tmp_{"tm_finalize"};
@@ -150,16 +161,10 @@ TEST_P(FinalizeMergeTest, ReadsEachShardOnceAndChecksItOnTheWay) {
   Replace(&toml, "format = \"tfrecord\"", "format = \"megatron\"");
   auto spec = ParseJobSpec(toml, "job.toml");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
-  auto plan = PlanJob(*spec, {});
-  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  const std::string store = plan->store;
+  auto job = PlanAndWork(*spec, dir + "/worker-scratch");
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  const std::string store = job->store;
   ASSERT_EQ(IsUrl(store), url) << store;
-  WorkerOptions options;
-  options.store = store;
-  options.threads = 1;
-  options.scratch_dir = dir + "/worker-scratch";
-  auto worker = RunWorker(options);
-  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
 
   fs::create_directory(dir + "/scratch");
   testing::ScopedEnv tmpdir("TMPDIR", dir + "/scratch");
@@ -237,25 +242,19 @@ TEST(FinalizeManyTasksTest, EveryRecordCountsOnceAcrossBatches) {
   const std::string dir = tmp.path();
   auto spec = ParseJobSpec(testing::SmallElectraJob(dir, kTasks, 3), "job.toml");
   ASSERT_TRUE(spec.ok()) << spec.status().ToString();
-  auto plan = PlanJob(*spec, {});
-  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
-  ASSERT_EQ(plan->job.task_count, uint64_t{kTasks});
-  WorkerOptions options;
-  options.store = plan->store;
-  options.threads = 1;
-  options.scratch_dir = dir + "/scratch";
-  auto worker = RunWorker(options);
-  ASSERT_TRUE(worker.ok()) << worker.status().ToString();
-  auto result = FinalizeJob(plan->store, {});
+  auto job = PlanAndWork(*spec, dir + "/scratch");
+  ASSERT_TRUE(job.ok()) << job.status().ToString();
+  ASSERT_EQ(job->task_count, uint64_t{kTasks});
+  auto result = FinalizeJob(job->store, {});
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_EQ(result->shards, uint64_t{kTasks});
   EXPECT_EQ(result->totals.documents, uint64_t{kTasks});
   EXPECT_EQ(result->totals.lines, uint64_t{3 * kTasks});
   EXPECT_EQ(result->content.tasks, uint64_t{kTasks});
   EXPECT_EQ(result->content.histogram(kLineChars).count(), uint64_t{3 * kTasks});
-  auto storage = StorageFor(plan->store);
+  auto storage = StorageFor(job->store);
   ASSERT_TRUE(storage.ok());
-  StatusReader reader(*storage, plan->store);
+  StatusReader reader(*storage, job->store);
   auto status = reader.Read();
   ASSERT_TRUE(status.ok()) << status.status().ToString();
   EXPECT_TRUE(status->complete);
